@@ -1,0 +1,291 @@
+"Chapter 00's engine against PyTorch: the chapter's examples, random expression graphs, every error case."
+import gc
+import weakref
+import numpy as np
+import pytest
+import torch
+import minitorch_nb as mt
+from minitorch_nb.autograd import grad, graph_nodes, saved_bytes, Dual, derivative
+from oracle import assert_close
+
+def both(value, dtype=np.float64, requires_grad=True):
+    "The same leaf in minitorch_nb and in torch."
+    arr = np.asarray(value, dtype=dtype)
+    return mt.tensor(arr, requires_grad=requires_grad), torch.tensor(arr, requires_grad=requires_grad)
+
+# --- the chapter's worked examples -------------------------------------------------------------
+
+def test_brief_example_accumulation_and_detach():
+    data = mt.tensor([1.0, 3.0, 2.0, 4.0])
+    w = mt.tensor(2.0, requires_grad=True)
+    ((w * data) ** 2).mean().backward()
+    assert w.grad.item() == 30.0
+    w.grad = None
+    for chunk in (data[0:2], data[2:4]): ((w * chunk) ** 2).mean().backward()
+    assert w.grad.item() == 60.0
+    w.grad = None
+    for chunk in (data[0:2], data[2:4]): (((w * chunk) ** 2).mean() / 2).backward()
+    assert w.grad.item() == 30.0
+    with mt.no_grad(): w -= 0.01 * w.grad
+    w.grad.zero_()
+    y = w.detach() ** 2 + 3 * w
+    y.backward()
+    assert w.grad.item() == 3.0
+
+def test_tape_example_matches_torch():
+    (x, tx), (y, ty) = both(2.0), both(3.0)
+    loss, tloss = ((x * y) + x) ** 2, ((tx * ty) + tx) ** 2
+    loss.backward(); tloss.backward()
+    assert (loss.item(), x.grad.item(), y.grad.item()) == (64.0, 64.0, 32.0)
+    assert_close(x.grad, tx.grad); assert_close(y.grad, ty.grad)
+    assert [n.name() for n in graph_nodes(loss)][:3] == ["PowBackward", "AddBackward", "MulBackward"]
+
+def test_tiny_network_numbers():
+    x, w1, w2 = (mt.tensor(v, requires_grad=True) for v in (1.0, 2.0, 3.0))
+    hidden = (x * w1).retain_grad()
+    out = hidden * w2  # ReLU of a positive value is the identity
+    out.backward()
+    assert (out.item(), w2.grad.item(), hidden.grad.item(), w1.grad.item(), x.grad.item()) == (6.0, 2.0, 3.0, 3.0, 6.0)
+
+def test_x2sinx_first_second_derivatives_and_dual():
+    x, tx = both(2.0)
+    f, tf = x ** 2 * x.sin(), tx ** 2 * tx.sin()
+    (g,) = grad(f, x, create_graph=True)
+    (tg,) = torch.autograd.grad(tf, tx, create_graph=True)
+    assert_close(g, tg)
+    assert abs(g.item() - 1.9726023611) < 1e-9
+    (h,) = grad(g, x); (th,) = torch.autograd.grad(tg, tx)
+    assert_close(h, th)
+    assert abs(derivative(lambda v: v * v * v.sin(), 2.0) - 1.9726023611) < 1e-9
+    assert isinstance(Dual(1.0) + 1, Dual)
+
+def test_hessian_vector_product_matches_torch():
+    rng = np.random.default_rng(1)
+    A = rng.standard_normal((5, 5)); v = rng.standard_normal(5)
+    (w, tw) = both(rng.standard_normal(5))
+    f = 0.5 * (w @ (mt.tensor(A) @ w)) + w.sin().sum()
+    tf = 0.5 * (tw @ (torch.tensor(A) @ tw)) + tw.sin().sum()
+    (g,) = grad(f, w, create_graph=True); (tg,) = torch.autograd.grad(tf, tw, create_graph=True)
+    (hv,) = grad((g * mt.tensor(v)).sum(), w); (thv,) = torch.autograd.grad((tg * torch.tensor(v)).sum(), tw)
+    assert_close(hv, thv)
+
+# --- random expression graphs against torch ---------------------------------------------------
+
+UNARY = [
+    ("sin", lambda a: a.sin()), ("cos", lambda a: a.cos()), ("neg", lambda a: -a),
+    ("exp", lambda a: (a * 0.3).exp()), ("log", lambda a: (a * a + 1.0).log()),
+    ("square", lambda a: a ** 2), ("cube", lambda a: a ** 3), ("scale", lambda a: 2.5 * a - 1.0),
+    ("transpose2", lambda a: a.transpose(0, 1).transpose(0, 1)), ("slice", lambda a: a[:, 1:] .sum(1, keepdim=True) * a),
+]
+BINARY = [
+    ("add", lambda a, b: a + b), ("sub", lambda a, b: a - b), ("mul", lambda a, b: a * b),
+    ("div", lambda a, b: a / (b * b + 1.0)), ("pow", lambda a, b: (a * a + 0.5) ** (b * 0.1)),
+    ("matmul", lambda a, b: (a @ b.transpose(0, 1)) @ b * 0.1),
+    ("rowbias", lambda a, b: a + b.mean(0)), ("colsum", lambda a, b: a * b.sum(1, keepdim=True)),
+]
+
+def random_program(seed, n_leaves=3, n_ops=8):
+    "A random DAG of operations over leaves of shape (3, 4): a list of (op, argument indices)."
+    rng = np.random.default_rng(seed)
+    steps, n_values = [], n_leaves
+    for _ in range(n_ops):
+        if rng.random() < 0.45:
+            steps.append((UNARY[rng.integers(len(UNARY))], (int(rng.integers(n_values)),)))
+        else:
+            steps.append((BINARY[rng.integers(len(BINARY))], tuple(int(i) for i in rng.integers(n_values, size=2))))
+        n_values += 1
+    return steps
+
+def run_program(steps, leaves):
+    values = list(leaves)
+    for (_, fn), args in steps: values.append(fn(*(values[i] for i in args)))
+    return values[-1].sum() + values[len(leaves)].mean()  # two outputs joined: a value used on two paths
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_graphs_match_torch(seed):
+    rng = np.random.default_rng(100 + seed)
+    arrays = [rng.standard_normal((3, 4)) for _ in range(3)]
+    ours = [mt.tensor(a, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    steps = random_program(seed)
+    out, tout = run_program(steps, ours), run_program(steps, theirs)
+    assert_close(out, tout)
+    out.backward(); tout.backward()
+    for a, b in zip(ours, theirs):
+        if b.grad is None: assert a.grad is None or not np.any(a.grad.data)
+        else: assert_close(a.grad, b.grad)
+
+@pytest.mark.parametrize("seed", range(10))
+def test_random_graphs_second_order_match_torch(seed):
+    rng = np.random.default_rng(200 + seed)
+    arrays = [rng.standard_normal((3, 4)) for _ in range(3)]
+    ours = [mt.tensor(a, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    steps = random_program(seed + 1000)
+    g = grad(run_program(steps, ours), ours, create_graph=True, allow_unused=True)
+    tg = torch.autograd.grad(run_program(steps, theirs), theirs, create_graph=True, allow_unused=True)
+    s = sum(((x * x).sum() for x in g if x is not None), mt.tensor(0.0, dtype=mt.float64))
+    ts = sum(((x * x).sum() for x in tg if x is not None), torch.tensor(0.0, dtype=torch.float64))
+    if not ts.requires_grad:
+        assert not s.requires_grad
+        return
+    h = grad(s, ours, allow_unused=True); th = torch.autograd.grad(ts, theirs, allow_unused=True)
+    for a, b in zip(h, th):
+        if b is None: assert a is None or not np.any(a.data)
+        else: assert_close(a, b)
+
+def test_float32_results_stay_float32():
+    (x, tx), (y, ty) = both(np.arange(6.0).reshape(2, 3), np.float32), both(np.ones(3), np.float32)
+    out, tout = ((x * y + 2.0) / (y + 1.5)).exp().sum(), ((tx * ty + 2.0) / (ty + 1.5)).exp().sum()
+    out.backward(); tout.backward()
+    assert_close(out, tout); assert_close(x.grad, tx.grad); assert_close(y.grad, ty.grad)
+
+# --- engine mechanics ----------------------------------------------------------------------------
+
+def test_long_chain_does_not_recurse():
+    x = mt.tensor(1.0, dtype=mt.float64, requires_grad=True)
+    y = x
+    for _ in range(20_000): y = y * 1.0001
+    y.backward()
+    assert abs(x.grad.item() - 1.0001 ** 20_000) < 1e-9
+
+def test_each_node_runs_once_in_a_diamond():
+    x = mt.tensor(3.0, requires_grad=True)
+    a = x * 2
+    out = a * a + a  # `a` feeds three uses
+    out.backward()
+    assert x.grad.item() == (2 * 6 + 1) * 2
+
+def test_leaf_grad_is_not_aliased_between_leaves():
+    a, b = mt.tensor([1.0, 2.0], requires_grad=True), mt.tensor([3.0, 4.0], requires_grad=True)
+    (a + b).sum().backward()
+    a.grad += 1  # must not change b.grad
+    assert b.grad.tolist() == [1.0, 1.0]
+
+def test_backward_frees_saved_tensors_and_graph_is_collectable():
+    x = mt.tensor(np.ones(1000), requires_grad=True)
+    y = (x * x).sin().sum()
+    assert saved_bytes(y) > 0
+    y.backward()
+    assert saved_bytes(y) == 0
+    node = weakref.ref(y.grad_fn)
+    del y; gc.collect()
+    assert node() is None
+
+def test_retain_graph_allows_second_backward():
+    x = mt.tensor(2.0, requires_grad=True)
+    f = x ** 2 * x.sin()
+    f.backward(retain_graph=True); f.backward()
+    assert abs(x.grad.item() - 2 * 1.9726024) < 1e-5
+
+def test_grad_does_not_touch_dot_grad_and_supports_nonleaf_inputs():
+    x = mt.tensor([1.0, 2.0], requires_grad=True)
+    h = x * 3
+    (gh, gx) = grad((h * h).sum(), [h, x])
+    assert gh.tolist() == [6.0, 12.0] and gx.tolist() == [18.0, 36.0] and x.grad is None
+
+def test_detach_shares_storage_and_version():
+    v = mt.tensor([1.0, 2.0], requires_grad=True)
+    d = v.detach()
+    assert np.shares_memory(d.data, v.data) and not d.requires_grad
+    y = v * v
+    with mt.no_grad(): d += 1  # writes through to v, which `y` saved
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"): y.sum().backward()
+
+def test_enable_grad_inside_no_grad_and_decorator():
+    x = mt.tensor(1.0, requires_grad=True)
+    @mt.no_grad()
+    def f(): return x * 2
+    assert not f().requires_grad
+    with mt.no_grad():
+        with mt.enable_grad(): assert (x * 2).requires_grad
+    assert mt.is_grad_enabled()
+
+def test_inplace_on_nonleaf_records_history_like_torch():
+    (x, tx) = both([1.0, 2.0, 3.0])
+    y, ty = x * 2, tx * 2
+    y += x; ty += tx
+    y *= 3.0; ty *= 3.0
+    y.sum().backward(); ty.sum().backward()
+    assert_close(x.grad, tx.grad)
+
+def test_setitem_with_grad_matches_torch():
+    (x, tx), (v, tv) = both(np.arange(6.0).reshape(2, 3)), both([10.0, 20.0, 30.0])
+    y, ty = x * 1, tx * 1
+    y[0] = v * 2; ty[0] = tv * 2
+    (y * y).sum().backward(); (ty * ty).sum().backward()
+    assert_close(x.grad, tx.grad); assert_close(v.grad, tv.grad)
+
+def test_indexing_gradients_accumulate_on_repeats():
+    (x, tx) = both(np.arange(5.0))
+    idx = [0, 0, 3]
+    x[idx].sum().backward(); tx[idx].sum().backward()
+    assert_close(x.grad, tx.grad)
+    (b, tb) = both(np.arange(6.0).reshape(2, 3))
+    mask = np.array([[True, False, True], [False, True, False]])
+    (b[mt.tensor(mask)] ** 2).sum().backward(); (tb[torch.tensor(mask)] ** 2).sum().backward()
+    assert_close(b.grad, tb.grad)
+
+@pytest.mark.parametrize("sa,sb", [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 1, 3, 4), (5, 4, 2)), ((4, 2, 3), (3, 5))])
+def test_matmul_shapes_match_torch(sa, sb):
+    rng = np.random.default_rng(0)
+    (a, ta), (b, tb) = both(rng.standard_normal(sa)), both(rng.standard_normal(sb))
+    out, tout = a @ b, ta @ tb
+    assert_close(out, tout)
+    g = rng.standard_normal(tout.shape)
+    out.backward(mt.tensor(g)); tout.backward(torch.tensor(g))
+    assert_close(a.grad, ta.grad); assert_close(b.grad, tb.grad)
+
+@pytest.mark.parametrize("make,expected", [
+    (lambda: (mt.tensor([1.0, 2.0]) + 1.5), np.float32), (lambda: (mt.tensor([1, 2]) * 2), np.int64),
+    (lambda: (mt.tensor([1, 2]) + 1.5), np.float32), (lambda: mt.tensor([1.0]) * mt.tensor(2.0, dtype=mt.float64), np.float32),
+    (lambda: mt.tensor([1.0]) * mt.tensor([2.0], dtype=mt.float64), np.float64),
+    (lambda: mt.tensor([1, 2]) * mt.tensor(2.0, dtype=mt.float64), np.float64),
+])
+def test_promotion_matches_torch_rules(make, expected):
+    assert make().dtype == expected
+
+# --- every documented error ------------------------------------------------------------------------
+
+def test_error_inplace_update_of_leaf_outside_no_grad():
+    w = mt.tensor(2.0, requires_grad=True)
+    with pytest.raises(RuntimeError, match="no_grad"): w -= 1.0
+    with pytest.raises(RuntimeError, match="no_grad"): w.zero_()
+    with pytest.raises(RuntimeError, match="no_grad"): w[()] = 1.0
+    assert w.item() == 2.0  # nothing was changed
+
+def test_error_backward_on_no_grad_result():
+    w = mt.tensor(2.0, requires_grad=True)
+    with mt.no_grad(): y = w * 3
+    with pytest.raises(RuntimeError, match="does not require grad"): y.backward()
+
+def test_error_second_backward_without_retain_graph():
+    x = mt.tensor(2.0, requires_grad=True)
+    f = x.sin() * x
+    f.backward()
+    with pytest.raises(RuntimeError, match="retain_graph=True"): f.backward()
+
+def test_error_nonscalar_backward_and_bad_gradient_shape():
+    x = mt.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="scalar"): (x * 2).backward()
+    with pytest.raises(RuntimeError, match=r"shape \[3\]"): (x * 2).backward(mt.tensor([1.0, 1.0, 1.0]))
+
+def test_error_integer_requires_grad_and_nonleaf_requires_grad_change():
+    with pytest.raises(RuntimeError, match="floating point"): mt.tensor([1, 2], requires_grad=True)
+    y = mt.tensor([1.0], requires_grad=True) * 2
+    with pytest.raises(RuntimeError, match="detach"): y.requires_grad_(False)
+
+def test_error_shapes_are_named():
+    with pytest.raises(RuntimeError, match=r"\[2, 3\] and \[4, 5\]"): mt.tensor(np.ones((2, 3))) @ mt.tensor(np.ones((4, 5)))
+    with pytest.raises(RuntimeError, match=r"\[2, 3\] and \[4, 3\]"): mt.tensor(np.ones((2, 3))) + mt.tensor(np.ones((4, 3)))
+    with pytest.raises(RuntimeError, match="invalid for a tensor of 6"): mt.tensor(np.ones((2, 3))).reshape(4, 2)
+
+def test_error_unused_input_to_grad():
+    x, z = mt.tensor(1.0, requires_grad=True), mt.tensor(1.0, requires_grad=True)
+    with pytest.raises(RuntimeError, match="allow_unused"): grad(x * 2, [x, z])
+    assert grad(x * 2, [x, z], allow_unused=True)[1] is None
+
+def test_error_unknown_device_and_extends_refuses_replacement():
+    with pytest.raises(RuntimeError, match="unknown device"): mt.tensor([1.0]).to("tpu")
+    def exp(self): return None
+    with pytest.raises(AttributeError, match="already exists"): mt.autograd.extends(mt.Tensor)(exp)

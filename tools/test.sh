@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Run every check of the project; the last line is pytest's "N passed".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/setup.sh
+export MPLBACKEND=Agg PYTHONHASHSEED=0
+BIN=.venv/bin
+
+snapshot() {  # content hashes of the sources nbdev writes, new files included
+  find minitorch_nb nbs -type f -not -path '*/__pycache__/*' -not -path '*/.ipynb_checkpoints/*' -print0 \
+    | sort -z | xargs -0 sha256sum
+}
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "notebooks and package in sync (nbdev_export changes nothing)"
+before=$(snapshot)
+$BIN/nbdev_export
+if [ "$before" != "$(snapshot)" ]; then
+  echo "nbdev_export changed the package: export the notebooks and commit the result"
+  diff <(echo "$before") <(snapshot) || true
+  exit 1
+fi
+
+step "notebooks clean (nbdev_clean changes nothing)"
+before=$(snapshot)
+$BIN/nbdev_clean
+if [ "$before" != "$(snapshot)" ]; then
+  echo "nbdev_clean changed notebooks: run nbdev_clean and commit the result"
+  diff <(echo "$before") <(snapshot) || true
+  exit 1
+fi
+
+step "the package imports in a fresh interpreter"
+$BIN/python -c "import minitorch_nb as mt; print('minitorch_nb', mt.__version__)"
+
+step "no undefined names in the package (ruff F821)"
+$BIN/ruff check --no-cache --select F821 minitorch_nb
+
+step "chapter rules: earlier chapters only, no replaced attributes"
+$BIN/python tools/check_chapters.py
+
+step "every chapter runs (nbdev_test)"
+$BIN/nbdev_test --n_workers 2
+
+step "tests (pytest)"
+$BIN/python -m pytest tests/ -q -n 2 -p no:cacheprovider
