@@ -7,19 +7,19 @@ __all__ = ['float32', 'float64', 'int64', 'bool_', 'is_grad_enabled', 'set_grad_
            'namespace', 'device_of', 'Tensor', 'tensor', 'Function', 'AccumulateGrad', 'run_backward', 'backward',
            'grad', 'result_type', 'unbroadcast', 'broadcast_shapes', 'Add', 'Sub', 'Mul', 'Div', 'PowTensor', 'Pow',
            'Neg', 'Exp', 'Log', 'Sin', 'Cos', 'Cast', 'Sum', 'Expand', 'Reshape', 'Permute', 'MatMul', 'GetItem',
-           'IndexAdd', 'SetItem', 'register_device', 'ToDevice', 'extends', 'matmul', 'mean', 'reshape', 'expand',
-           'permute', 'transpose', 'mT', 'T', 'to', 'double', 'long', 'zero_', 'fill_', 'graph_nodes', 'draw_graph',
-           'saved_arrays', 'saved_bytes', 'Dual', 'derivative']
+           'IndexAdd', 'SetItem', 'register_device', 'ToDevice', 'extends', 'submodule', 'matmul', 'mean', 'reshape',
+           'expand', 'permute', 'transpose', 'mT', 'T', 'to', 'double', 'long', 'zero_', 'fill_', 'graph_nodes',
+           'draw_graph', 'saved_arrays', 'saved_bytes', 'Dual', 'derivative']
 
-# %% ../nbs/00_autograd.ipynb #b2d97ba4
+# %% ../nbs/00_autograd.ipynb #56a36731
 import contextlib
 import weakref
 import numpy as np
 
-# %% ../nbs/00_autograd.ipynb #d92f0207
+# %% ../nbs/00_autograd.ipynb #e517d75e
 float32, float64, int64, bool_ = (np.dtype(n) for n in ("float32", "float64", "int64", "bool"))
 
-# %% ../nbs/00_autograd.ipynb #0c73c184
+# %% ../nbs/00_autograd.ipynb #4ad1d5ef
 class _GradMode:
     "Whether new operations are recorded for autograd (one switch for the process, as in PyTorch)."
     enabled = True
@@ -42,7 +42,7 @@ class enable_grad(set_grad_enabled):
     "Record again, even inside a `no_grad` block."
     def __init__(self): super().__init__(True)
 
-# %% ../nbs/00_autograd.ipynb #f0c31371
+# %% ../nbs/00_autograd.ipynb #7e3795fd
 def as_array(data, dtype=None):
     "Turn numbers, nested lists and arrays into an array, with PyTorch's default dtypes."
     if hasattr(data, "__array_namespace__") and not isinstance(data, np.generic):
@@ -67,13 +67,13 @@ def device_of(arr):
     "Name of the device an array lives on: numpy arrays are on device 'numpy'."
     return "numpy" if isinstance(arr, np.ndarray) else arr.device
 
-# %% ../nbs/00_autograd.ipynb #66f73e13
+# %% ../nbs/00_autograd.ipynb #0e3da6b7
 class _Version:
     "Counts in-place writes to a storage; shared by a tensor and the tensors that alias it."
     __slots__ = ("value",)
     def __init__(self): self.value = 0
 
-# %% ../nbs/00_autograd.ipynb #3b2b1f48
+# %% ../nbs/00_autograd.ipynb #d741f56b
 class Tensor:
     "An n-dimensional array that can record the operations made with it, for autograd."
     __array_priority__ = 1000  # numpy scalars and arrays hand binary operators to Tensor
@@ -92,7 +92,7 @@ class Tensor:
         t._version, t._accumulator = version or _Version(), None
         return t
 
-    shape = property(lambda self: tuple(self.data.shape), doc="Size of each dimension.")
+    shape = property(lambda self: self.data.shape, doc="Size of each dimension (a tuple).")
     dtype = property(lambda self: self.data.dtype, doc="Element type.")
     ndim = property(lambda self: self.data.ndim, doc="Number of dimensions.")
     device = property(lambda self: device_of(self.data), doc="Where the data lives.")
@@ -162,23 +162,24 @@ class Tensor:
         "Accumulate the gradient of this tensor into the `.grad` of every leaf that requires grad."
         backward([self], [gradient], retain_graph=retain_graph, create_graph=create_graph)
 
-# %% ../nbs/00_autograd.ipynb #1678bd68
+# %% ../nbs/00_autograd.ipynb #48efc472
 def tensor(data, dtype=None, device=None, requires_grad=False):
     "A new leaf tensor holding a copy of `data` (PyTorch's `torch.tensor`)."
     if isinstance(data, Tensor): data = data.data
     arr = as_array(data, dtype)
     if arr is data: arr = namespace(arr).asarray(arr, copy=True)  # never alias the caller's array
-    t = Tensor(arr, requires_grad=requires_grad)
-    return t if device is None or device == t.device else t.to(device)
+    t = Tensor(arr)
+    if device is not None and device != t.device: t = t.to(device)
+    return t.requires_grad_() if requires_grad else t
 
-# %% ../nbs/00_autograd.ipynb #c95f5b4e
+# %% ../nbs/00_autograd.ipynb #c6653053
 class Function:
     """An operation with `forward` and `backward` side by side.
 
     `forward(ctx, *inputs)` computes on the inputs' arrays (`.data`) and returns an array.
     `backward(ctx, grad)` returns one gradient per input, built from Tensor operations,
     so that the backward pass can itself be recorded (higher-order gradients)."""
-    __slots__ = ("next_functions", "_saved", "_output", "_released", "_retained", "__weakref__")
+    __slots__ = ("next_functions", "needs_input_grad", "_saved", "_output", "_released", "_retained", "__weakref__")
 
     def __init__(self):
         self.next_functions, self._saved, self._output, self._released = (), (), None, False
@@ -188,11 +189,13 @@ class Function:
     def apply(cls, *args, **kwargs):
         "Run `forward` and, when grad mode is on and an input requires grad, record a node."
         ctx = cls()
+        inputs = [a for a in args if isinstance(a, Tensor)]
+        record = _GradMode.enabled and any(t.requires_grad for t in inputs)
+        ctx.needs_input_grad = tuple(record and t.requires_grad for t in inputs)  # lets forward save less
         data = cls.forward(ctx, *args, **kwargs)
         if isinstance(data, np.generic): data = np.asarray(data)  # numpy returns scalars from 0-d math
         out = Tensor._make(data)
-        inputs = [a for a in args if isinstance(a, Tensor)]
-        if _GradMode.enabled and any(t.requires_grad for t in inputs):
+        if record:
             ctx.next_functions = tuple(_edge(t) for t in inputs)
             out.grad_fn = ctx
             if ctx._output is not None: ctx._output = (out.data, out._version, 0)
@@ -263,7 +266,7 @@ def _edge(t):
         t._accumulator = weakref.ref(acc)  # the leaf must not keep its graph alive
     return acc
 
-# %% ../nbs/00_autograd.ipynb #23904bc5
+# %% ../nbs/00_autograd.ipynb #65eaef27
 def _topological_order(roots):
     "Nodes reachable from `roots`, each once, every node before the nodes it sends gradients to."
     order, seen = [], set()
@@ -379,12 +382,16 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                "pass allow_unused=True if that is expected")
     return tuple(grads)
 
-# %% ../nbs/00_autograd.ipynb #39948696
+# %% ../nbs/00_autograd.ipynb #09113f3d
 _KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2}
 
 def result_type(*operands):
     """The dtype of a binary op's result, by PyTorch's rules: the highest category wins
     (bool < integer < float), Python scalars and 0-d tensors don't upcast dimensioned tensors."""
+    if len(operands) == 2:  # fast paths for the common cases
+        a, b = operands
+        if isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype == b.dtype: return a.dtype
+        if isinstance(a, Tensor) and isinstance(b, float) and a.dtype.kind == "f": return a.dtype
     tensors = [t for t in operands if isinstance(t, Tensor)]
     top = max(_KIND_RANK[t.dtype.kind] for t in tensors)
     scalars = [s for s in operands if not isinstance(s, Tensor)]
@@ -401,7 +408,7 @@ def _scalar_rank(s):
     if isinstance(s, (float, np.floating)): return 2
     raise TypeError(f"unsupported operand type {type(s).__name__}; use a Tensor or a Python number")
 
-# %% ../nbs/00_autograd.ipynb #e017ec31
+# %% ../nbs/00_autograd.ipynb #f02cdf71
 def _operands(a, b):
     "Make both operands tensors of the promoted dtype (Python numbers become 0-d tensors)."
     dtype = result_type(a, b)
@@ -421,6 +428,7 @@ def unbroadcast(grad, shape):
 
 def broadcast_shapes(*shapes):
     "The shape that `shapes` broadcast to, by numpy's rules; a clear error when they don't."
+    if len(shapes) == 2 and shapes[0] == shapes[1]: return tuple(shapes[0])
     ndim = max(len(s) for s in shapes)
     out = []
     for i in range(-ndim, 0):
@@ -431,7 +439,7 @@ def broadcast_shapes(*shapes):
         out.append(sizes.pop() if sizes else 1)
     return tuple(out)
 
-# %% ../nbs/00_autograd.ipynb #d0c62fb6
+# %% ../nbs/00_autograd.ipynb #9980038c
 class Add(Function):
     @staticmethod
     def forward(ctx, a, b):
@@ -440,8 +448,8 @@ class Add(Function):
         return a.data + b.data
     @staticmethod
     def backward(ctx, grad):
-        sa, sb = ctx.shapes
-        return unbroadcast(grad, sa), unbroadcast(grad, sb)
+        (sa, sb), (need_a, need_b) = ctx.shapes, ctx.needs_input_grad
+        return unbroadcast(grad, sa) if need_a else None, unbroadcast(grad, sb) if need_b else None
 
 class Sub(Function):
     @staticmethod
@@ -451,19 +459,20 @@ class Sub(Function):
         return a.data - b.data
     @staticmethod
     def backward(ctx, grad):
-        sa, sb = ctx.shapes
-        return unbroadcast(grad, sa), unbroadcast(-grad, sb)
+        (sa, sb), (need_a, need_b) = ctx.shapes, ctx.needs_input_grad
+        return unbroadcast(grad, sa) if need_a else None, unbroadcast(-grad, sb) if need_b else None
 
 class Mul(Function):
     @staticmethod
     def forward(ctx, a, b):
         broadcast_shapes(a.shape, b.shape)
-        ctx.save_for_backward(a if b.requires_grad else None, b if a.requires_grad else None)
+        need_a, need_b = ctx.needs_input_grad  # keep each input only if the other's gradient needs it
+        ctx.save_for_backward(a if need_b else None, b if need_a else None)
         ctx.shapes = a.shape, b.shape
         return a.data * b.data
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors  # each is kept only if the other one's gradient is needed
+        a, b = ctx.saved_tensors
         ga = unbroadcast(grad * b, ctx.shapes[0]) if b is not None else None
         gb = unbroadcast(grad * a, ctx.shapes[1]) if a is not None else None
         return ga, gb
@@ -476,8 +485,9 @@ class Div(Function):
         return a.data / b.data
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        return unbroadcast(grad / b, a.shape), unbroadcast(-grad * a / (b * b), b.shape)
+        (a, b), (need_a, need_b) = ctx.saved_tensors, ctx.needs_input_grad
+        ga = unbroadcast(grad / b, a.shape) if need_a else None
+        return ga, unbroadcast(-grad * a / (b * b), b.shape) if need_b else None
 
 class PowTensor(Function):
     "a ** b for two tensors; `a ** number` uses Pow."
@@ -489,11 +499,10 @@ class PowTensor(Function):
         return a.data ** b.data
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        out = ctx.output
-        ga = grad * b * a ** (b - 1)
-        gb = grad * out * a.log() if b.requires_grad else None
-        return unbroadcast(ga, a.shape), (unbroadcast(gb, b.shape) if gb is not None else None)
+        (a, b), (need_a, need_b) = ctx.saved_tensors, ctx.needs_input_grad
+        ga = unbroadcast(grad * b * a ** (b - 1), a.shape) if need_a else None
+        gb = unbroadcast(grad * ctx.output * a.log(), b.shape) if need_b else None  # d(a^b)/db = a^b ln a
+        return ga, gb
 
 class Pow(Function):
     "a ** p for a number p."
@@ -507,7 +516,7 @@ class Pow(Function):
         a, = ctx.saved_tensors
         return grad * (ctx.p * a ** (ctx.p - 1))
 
-# %% ../nbs/00_autograd.ipynb #4158b8de
+# %% ../nbs/00_autograd.ipynb #b00764b0
 class Neg(Function):
     @staticmethod
     def forward(ctx, a): return -a.data
@@ -561,7 +570,7 @@ class Cast(Function):
     @staticmethod
     def backward(ctx, grad): return Cast.apply(grad, ctx.dtype)
 
-# %% ../nbs/00_autograd.ipynb #c69c62ef
+# %% ../nbs/00_autograd.ipynb #30940eb2
 def _dims(dim, ndim):
     "Normalise `dim` (None, an int or a tuple, negatives allowed) to a sorted tuple of axes."
     if dim is None: return tuple(range(ndim))
@@ -621,8 +630,9 @@ class MatMul(Function):
         b2 = b.reshape(-1, 1) if b.ndim == 1 else b  # ...or as a 1-column matrix
         batch = broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
         g2 = grad.reshape(*batch, a2.shape[-2], b2.shape[-1])
-        ga = unbroadcast(g2 @ b2.mT, a2.shape).reshape(a.shape)
-        gb = unbroadcast(a2.mT @ g2, b2.shape).reshape(b.shape)
+        need_a, need_b = ctx.needs_input_grad
+        ga = unbroadcast(g2 @ b2.mT, a2.shape).reshape(a.shape) if need_a else None
+        gb = unbroadcast(a2.mT @ g2, b2.shape).reshape(b.shape) if need_b else None
         return ga, gb
 
 def _check_matmul(sa, sb):
@@ -636,13 +646,18 @@ def _check_matmul(sa, sb):
                            f"dimension of the second ({k_b})")
     broadcast_shapes(sa[:-2], sb[:-2])
 
-# %% ../nbs/00_autograd.ipynb #281d61e7
+# %% ../nbs/00_autograd.ipynb #db7a403e
 def _index(idx):
     "Turn tensors inside an index into arrays; tell whether it is advanced (gathers) or basic (a view)."
     parts = idx if isinstance(idx, tuple) else (idx,)
     parts = tuple(p.data if isinstance(p, Tensor) else p for p in parts)
     advanced = any(hasattr(p, "__array_namespace__") or isinstance(p, (list, np.ndarray)) for p in parts)
     return (parts if isinstance(idx, tuple) else parts[0]), advanced
+
+def _as_view_index(idx):
+    "A basic index with a trailing Ellipsis, so that numpy returns a 0-d view rather than a scalar copy."
+    parts = idx if isinstance(idx, tuple) else (idx,)
+    return parts if any(p is Ellipsis for p in parts) else parts + (Ellipsis,)
 
 class GetItem(Function):
     @staticmethod
@@ -678,7 +693,7 @@ class SetItem(Function):
         mask[ctx.idx] = 0
         return grad * Tensor._make(mask), unbroadcast(grad[ctx.idx], ctx.v_shape)
 
-# %% ../nbs/00_autograd.ipynb #4d43df8a
+# %% ../nbs/00_autograd.ipynb #7c8f693b
 _DEVICES = {"numpy": np.asarray}
 
 def register_device(name, from_numpy):
@@ -699,13 +714,13 @@ class ToDevice(Function):
     @staticmethod
     def backward(ctx, grad): return ToDevice.apply(grad, ctx.device)
 
-# %% ../nbs/00_autograd.ipynb #522d4780
+# %% ../nbs/00_autograd.ipynb #e6b24c6c
 def extends(cls, name=None, as_property=False):
     """Add the decorated function to `cls` as a method (or property); refuse to replace one.
     Pass `name` when the method's name is a Python builtin (sum, float, max), so the module keeps the builtin."""
     def add(f):
         attr = name or f.__name__
-        if attr in cls.__dict__:
+        if attr in cls.__dict__ and f.__module__ != "__main__":  # a notebook may re-run the cell defining it
             raise AttributeError(f"{cls.__name__}.{attr} already exists: a later chapter may add methods, "
                                  "not replace them")
         f.__name__ = f.__qualname__ = attr
@@ -713,7 +728,20 @@ def extends(cls, name=None, as_property=False):
         return f
     return add
 
-# %% ../nbs/00_autograd.ipynb #5981183c
+# %% ../nbs/00_autograd.ipynb #2764ef31
+import sys
+import types
+
+def submodule(qualname, members, doc=None):
+    "Publish `members` (objects with a __name__, or a name->object dict) as the importable module `qualname`."
+    mod = types.ModuleType(qualname, doc)
+    members = members if isinstance(members, dict) else {m.__name__: m for m in members}
+    for name, obj in members.items(): setattr(mod, name, obj)
+    mod.__all__ = list(members)
+    sys.modules[qualname] = mod
+    return mod
+
+# %% ../nbs/00_autograd.ipynb #dc7ed971
 def _binary(fn, swap=False):
     def op(self, other):
         if not isinstance(other, (Tensor, int, float, bool, np.number, np.bool_)): return NotImplemented
@@ -755,7 +783,7 @@ def matmul(self, other): return self @ other
 for _name, _fn in (("exp", Exp), ("log", Log), ("sin", Sin), ("cos", Cos)):
     setattr(Tensor, _name, (lambda f: lambda self: f.apply(self))(_fn))
 
-# %% ../nbs/00_autograd.ipynb #65d0d712
+# %% ../nbs/00_autograd.ipynb #2ed0d67c
 @extends(Tensor, name="sum")
 def _sum(self, dim=None, keepdim=False):
     "Sum over `dim` (an int, a tuple, or None for all dimensions)."
@@ -818,9 +846,13 @@ def T(self):
     return self.permute(*reversed(range(self.ndim)))
 
 @extends(Tensor)
-def __getitem__(self, idx): return GetItem.apply(self, *_index(idx))
+def __getitem__(self, idx):
+    idx, advanced = _index(idx)
+    out = GetItem.apply(self, idx if advanced else _as_view_index(idx), advanced)
+    if not advanced: out._version = self._version  # a view: writes through it change self's storage
+    return out
 
-# %% ../nbs/00_autograd.ipynb #d567c512
+# %% ../nbs/00_autograd.ipynb #9704b251
 @extends(Tensor)
 def to(self, *args, dtype=None, device=None):
     "Convert to another dtype and/or device: t.to('numpy'), t.to(mt.float64), t.to(device=..., dtype=...)."
@@ -847,7 +879,7 @@ def long(self):
     "Convert to int64."
     return self.to(int64)
 
-# %% ../nbs/00_autograd.ipynb #47aa61e5
+# %% ../nbs/00_autograd.ipynb #e1180a4f
 def _check_inplace(t, what):
     "In-place writes to a leaf that requires grad would silently corrupt its gradient: refuse them."
     if _GradMode.enabled and t.requires_grad and t.is_leaf:
@@ -906,7 +938,7 @@ def fill_(self, value):
     self._version.value += 1
     return self
 
-# %% ../nbs/00_autograd.ipynb #b00352a4
+# %% ../nbs/00_autograd.ipynb #4fd36adf
 def graph_nodes(t):
     "The nodes of t's graph, leaves' accumulators included, each once, outputs first."
     return _topological_order([_edge(t)]) if t.requires_grad else []
@@ -942,7 +974,7 @@ def draw_graph(t, names=None, ax=None, title=None):
     if title: ax.set_title(title)
     return ax
 
-# %% ../nbs/00_autograd.ipynb #cb56e5cb
+# %% ../nbs/00_autograd.ipynb #9702617a
 def saved_arrays(node):
     "The arrays a graph node holds for its backward pass (nothing once released)."
     if isinstance(node, AccumulateGrad) or node._released: return []
@@ -956,7 +988,7 @@ def saved_bytes(t_or_nodes):
     arrays = {id(a): a for node in nodes for a in saved_arrays(node)}
     return sum(a.nbytes for a in arrays.values())
 
-# %% ../nbs/00_autograd.ipynb #0c845f2e
+# %% ../nbs/00_autograd.ipynb #0644fe7b
 class Dual:
     "A value and its derivative with respect to one input, propagated together (forward-mode AD)."
     def __init__(self, value, deriv=0.0): self.value, self.deriv = value, deriv

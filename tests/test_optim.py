@@ -1,0 +1,236 @@
+"Chapter 03: optimizers, schedulers and clipping step by step against PyTorch; state_dict round trips; Learner resume."
+import math
+import numpy as np
+import pytest
+import torch
+import minitorch_nb as mt
+from minitorch_nb.optim import SGD, Adam, AdamW, RMSprop, clip_grad_norm_, accumulate_gradients, optimizer_state_bytes
+from minitorch_nb.optim import lr_scheduler as S
+
+TOL = {np.float32: dict(rtol=1e-5, atol=1e-6), np.float64: dict(rtol=1e-12, atol=1e-13)}
+SHAPES = [(3, 4), (4,), (2, 1, 3)]
+
+def _problem(dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    init = [rng.standard_normal(s).astype(dtype) for s in SHAPES]
+    curv = [rng.uniform(0.5, 2.0, s).astype(dtype) for s in SHAPES]
+    center = [rng.standard_normal(s).astype(dtype) for s in SHAPES]
+    return init, curv, center
+
+def _grad(p, a, c, step, sign):
+    "A deterministic gradient: a convex bowl plus a step-dependent push (negated for maximize)."
+    return (sign * (a * (p - c) + np.cos(step + np.arange(p.size).reshape(p.shape)) * 0.3)).astype(p.dtype)
+
+def _trajectories(ours_fn, torch_fn, dtype, steps=35, maximize=False, groups=None):
+    init, curv, center = _problem(dtype)
+    ours = [mt.tensor(x, requires_grad=True) for x in init]
+    theirs = [torch.tensor(x, requires_grad=True) for x in init]
+    wrap = (lambda ps: [{"params": [p], **g} for p, g in zip(ps, groups)]) if groups else (lambda ps: ps)
+    o, t = ours_fn(wrap(ours)), torch_fn(wrap(theirs))
+    sign = -1.0 if maximize else 1.0
+    for step in range(steps):
+        for p, q, a, c in zip(ours, theirs, curv, center):
+            p.grad = mt.tensor(_grad(p.data, a, c, step, sign))
+            q.grad = torch.tensor(_grad(q.detach().numpy(), a, c, step, sign))
+        o.step(); t.step()
+        for p, q in zip(ours, theirs):
+            np.testing.assert_allclose(p.data, q.detach().numpy(), **TOL[dtype], err_msg=f"step {step}")
+    return o, t, ours, theirs
+
+CASES = {
+    "sgd": dict(cls="SGD", kw=dict(lr=0.05)),
+    "sgd_momentum": dict(cls="SGD", kw=dict(lr=0.05, momentum=0.9)),
+    "sgd_dampening_wd": dict(cls="SGD", kw=dict(lr=0.05, momentum=0.8, dampening=0.3, weight_decay=0.05)),
+    "sgd_nesterov": dict(cls="SGD", kw=dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.01)),
+    "sgd_maximize": dict(cls="SGD", kw=dict(lr=0.05, momentum=0.5, maximize=True), maximize=True),
+    "adam": dict(cls="Adam", kw=dict(lr=0.05)),
+    "adam_l2": dict(cls="Adam", kw=dict(lr=0.05, weight_decay=0.1, betas=(0.8, 0.99), eps=1e-6)),
+    "adam_amsgrad": dict(cls="Adam", kw=dict(lr=0.05, amsgrad=True)),
+    "adam_maximize": dict(cls="Adam", kw=dict(lr=0.05, maximize=True, weight_decay=0.01), maximize=True),
+    "adamw": dict(cls="AdamW", kw=dict(lr=0.05)),
+    "adamw_amsgrad_wd": dict(cls="AdamW", kw=dict(lr=0.05, weight_decay=0.3, amsgrad=True)),
+    "rmsprop": dict(cls="RMSprop", kw=dict(lr=0.01)),
+    "rmsprop_all": dict(cls="RMSprop", kw=dict(lr=0.01, alpha=0.9, centered=True, momentum=0.5, weight_decay=0.1)),
+    "rmsprop_maximize": dict(cls="RMSprop", kw=dict(lr=0.01, momentum=0.3, maximize=True), maximize=True),
+}
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", list(CASES))
+def test_trajectory_matches_torch(name, dtype):
+    case = CASES[name]
+    _trajectories(lambda ps: getattr(mt.optim, case["cls"])(ps, **case["kw"]),
+                  lambda ps: getattr(torch.optim, case["cls"])(ps, **case["kw"]), dtype, maximize=case.get("maximize", False))
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_param_groups_with_different_options(dtype):
+    groups = [dict(lr=0.1), dict(lr=0.01, weight_decay=0.2, amsgrad=True), dict(betas=(0.5, 0.9))]
+    o, t, _, _ = _trajectories(lambda ps: Adam(ps, lr=0.03), lambda ps: torch.optim.Adam(ps, lr=0.03), dtype, groups=groups)
+    for go, gt in zip(o.param_groups, t.param_groups):
+        for k in ("lr", "betas", "eps", "weight_decay", "amsgrad", "maximize"): assert go[k] == gt[k], k
+    groups = [dict(momentum=0.9, nesterov=True), dict(lr=0.2), dict(momentum=0.5, dampening=0.5)]
+    _trajectories(lambda ps: SGD(ps, lr=0.05), lambda ps: torch.optim.SGD(ps, lr=0.05), dtype, groups=groups)
+
+@pytest.mark.parametrize("cls,kw", [("Adam", dict(lr=0.05, amsgrad=True)), ("SGD", dict(lr=0.05, momentum=0.9)),
+                                    ("RMSprop", dict(lr=0.01, centered=True, momentum=0.2)), ("AdamW", dict(lr=0.05))])
+def test_state_dict_round_trip_mid_training(cls, kw, tmp_path):
+    init, curv, center = _problem(np.float64)
+    a = [mt.tensor(x, requires_grad=True) for x in init]
+    opt = getattr(mt.optim, cls)([{"params": a[:1]}, {"params": a[1:], "lr": 0.02}], **kw)
+    def run(opt, ps, steps, start):
+        for s in range(start, start + steps):
+            for p, cu, ce in zip(ps, curv, center): p.grad = mt.tensor(_grad(p.data, cu, ce, s, 1.0))
+            opt.step()
+    run(opt, a, 10, 0)
+    mt.save(opt.state_dict(), tmp_path / "opt.ckpt") if hasattr(mt, "save") else None
+    sd = mt.load(tmp_path / "opt.ckpt") if hasattr(mt, "load") else opt.state_dict()
+    b = [mt.tensor(p.data, requires_grad=True) for p in a]
+    opt_b = getattr(mt.optim, cls)([{"params": b[:1]}, {"params": b[1:]}], lr=123.0)
+    opt_b.load_state_dict(sd)
+    assert opt_b.param_groups[1]["lr"] == 0.02 and opt_b.param_groups[0]["lr"] == kw["lr"]
+    run(opt, a, 15, 10); run(opt_b, b, 15, 10)
+    for p, q in zip(a, b): np.testing.assert_array_equal(p.data, q.data)
+
+def test_state_dict_layout_matches_torch():
+    x = np.ones(3, np.float32)
+    ours, theirs = [mt.tensor(x, requires_grad=True) for _ in range(2)], [torch.tensor(x, requires_grad=True) for _ in range(2)]
+    o = Adam([{"params": ours[:1]}, {"params": ours[1:], "lr": 0.1}])
+    t = torch.optim.Adam([{"params": theirs[:1]}, {"params": theirs[1:], "lr": 0.1}])
+    for ps, opt in ((ours, o), (theirs, t)):
+        for p in ps: p.grad = mt.tensor(x) if isinstance(p, mt.Tensor) else torch.tensor(x)
+        opt.step()
+    so, st = o.state_dict(), t.state_dict()
+    assert list(so["state"]) == list(st["state"]) == [0, 1]
+    assert set(so["state"][0]) == set(st["state"][0])
+    assert [g["params"] for g in so["param_groups"]] == [g["params"] for g in st["param_groups"]]
+    np.testing.assert_allclose(so["state"][1]["exp_avg_sq"].data, st["state"][1]["exp_avg_sq"].numpy())
+
+def test_load_state_dict_errors():
+    a, b = mt.tensor([1.0], requires_grad=True), mt.tensor([1.0], requires_grad=True)
+    sd = SGD([a, b], lr=0.1).state_dict()
+    with pytest.raises(ValueError, match="parameter group 0 has 1 parameters"): SGD([a], lr=0.1).load_state_dict(sd)
+    with pytest.raises(ValueError, match="has 1 parameter groups but the optimizer has 2"): SGD([{"params": [a]}, {"params": [b]}], lr=0.1).load_state_dict(sd)
+
+def test_zero_grad_semantics():
+    w = mt.tensor([1.0, 2.0], requires_grad=True)
+    opt = SGD([w], lr=0.1)
+    (w * w).sum().backward()
+    g = w.grad
+    opt.zero_grad(set_to_none=False)
+    assert w.grad is g and np.all(w.grad.data == 0)
+    (w * w).sum().backward(); (w * w).sum().backward()
+    np.testing.assert_array_equal(w.grad.data, [4.0, 8.0])   # accumulates without zero_grad
+    opt.zero_grad()
+    assert w.grad is None
+    opt.step()                                                # no grad: nothing changes
+    np.testing.assert_array_equal(w.data, [1.0, 2.0])
+
+def test_step_keeps_identity_and_bumps_version():
+    w = mt.tensor([1.0, 2.0], requires_grad=True)
+    data, opt = w.data, Adam([w], lr=0.1)
+    y = w * w
+    y.sum().backward(retain_graph=True)
+    opt.step()
+    assert w.data is data
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"): y.sum().backward()
+
+def test_constructor_errors():
+    w = mt.tensor([1.0], requires_grad=True)
+    for make, msg in [(lambda: SGD(w), "wrap it in a list"), (lambda: SGD([], lr=0.1), "empty parameter list"),
+                      (lambda: SGD([w, w]), "more than once"), (lambda: SGD([w * 2]), "non-leaf"),
+                      (lambda: Adam([w], betas=(1.0, 0.9)), "beta parameter at index 0"),
+                      (lambda: SGD([w], lr=-1), "invalid lr"), (lambda: SGD([w], nesterov=True), "Nesterov")]:
+        with pytest.raises((TypeError, ValueError), match=msg): make()
+
+def _lr_pairs(make_ours, make_theirs, steps, opt_name="SGD", opt_kw=dict(momentum=0.9)):
+    po = [mt.tensor([1.0], requires_grad=True) for _ in range(2)]
+    pt = [torch.tensor([1.0], requires_grad=True) for _ in range(2)]
+    oo = getattr(mt.optim, opt_name)([{"params": [po[0]], "lr": 0.1}, {"params": [po[1]], "lr": 0.03}], **opt_kw)
+    ot = getattr(torch.optim, opt_name)([{"params": [pt[0]], "lr": 0.1}, {"params": [pt[1]], "lr": 0.03}], **opt_kw)
+    so, st = make_ours(oo), make_theirs(ot)
+    for step in range(steps):
+        assert so.get_last_lr() == st.get_last_lr(), step           # exactly equal, not just close
+        for go, gt in zip(oo.param_groups, ot.param_groups):
+            for k in ("momentum", "betas"):
+                if k in gt: assert go[k] == gt[k], (step, k)
+        oo.step(); ot.step(); so.step(); st.step()
+    return so, st
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("name", ["step", "cosine", "cosine_odd", "lambda", "onecycle", "onecycle_adam_3phase", "onecycle_linear"])
+def test_schedulers_match_torch(name):
+    T = torch.optim.lr_scheduler
+    f = lambda e: 0.95 ** e + 0.01 * e
+    cases = {
+        "step": (lambda o: S.StepLR(o, 7, 0.5), lambda o: T.StepLR(o, 7, 0.5), 40, "SGD"),
+        "cosine": (lambda o: S.CosineAnnealingLR(o, 10, 1e-3), lambda o: T.CosineAnnealingLR(o, 10, 1e-3), 45, "SGD"),
+        "cosine_odd": (lambda o: S.CosineAnnealingLR(o, 37), lambda o: T.CosineAnnealingLR(o, 37), 60, "SGD"),
+        "lambda": (lambda o: S.LambdaLR(o, f), lambda o: T.LambdaLR(o, f), 40, "SGD"),
+        "onecycle": (lambda o: S.OneCycleLR(o, [1.0, 0.5], total_steps=50), lambda o: T.OneCycleLR(o, [1.0, 0.5], total_steps=50), 50, "SGD"),
+        "onecycle_adam_3phase": (lambda o: S.OneCycleLR(o, 0.5, epochs=5, steps_per_epoch=8, three_phase=True),
+                                 lambda o: T.OneCycleLR(o, 0.5, epochs=5, steps_per_epoch=8, three_phase=True), 40, "Adam"),
+        "onecycle_linear": (lambda o: S.OneCycleLR(o, 0.5, total_steps=33, anneal_strategy="linear", cycle_momentum=False, pct_start=0.25),
+                            lambda o: T.OneCycleLR(o, 0.5, total_steps=33, anneal_strategy="linear", cycle_momentum=False, pct_start=0.25), 33, "Adam"),
+    }
+    mo, mtorch, steps, opt = cases[name]
+    _lr_pairs(mo, mtorch, steps, opt, dict(momentum=0.9) if opt == "SGD" else {})
+
+def test_warmup_cosine_and_scheduler_state_dict():
+    opt = AdamW([mt.tensor([0.0], requires_grad=True)], lr=2.5e-4)
+    sched = S.LambdaLR(opt, S.WarmupCosine(500, 5000))
+    lrs = []
+    for _ in range(5001): lrs.append(opt.param_groups[0]["lr"]); opt.step(); sched.step()
+    assert lrs[0] == 0 and lrs[500] == 2.5e-4 and abs(lrs[250] - 1.25e-4) < 1e-18
+    closed = [2.5e-4 * (1 + math.cos(math.pi * (t - 500) / 4500)) / 2 for t in range(500, 5001)]
+    np.testing.assert_allclose(lrs[500:], closed, rtol=0, atol=1e-18)
+    o1 = SGD([mt.tensor([0.0], requires_grad=True)], lr=0.1)
+    s1 = S.CosineAnnealingLR(o1, 20)
+    for _ in range(7): o1.step(); s1.step()
+    o2 = SGD([mt.tensor([0.0], requires_grad=True)], lr=0.1)
+    o2.load_state_dict(o1.state_dict())
+    s2 = S.CosineAnnealingLR(o2, 5)
+    s2.load_state_dict(s1.state_dict())
+    for _ in range(20):
+        o1.step(); s1.step(); o2.step(); s2.step()
+        assert s1.get_last_lr() == s2.get_last_lr()
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("norm_type,max_norm", [(2.0, 1.0), (2.0, 100.0), (1.0, 0.5), (math.inf, 0.3), (3.0, 0.7)])
+def test_clip_grad_norm_matches_torch(dtype, norm_type, max_norm):
+    rng = np.random.default_rng(1)
+    grads = [rng.standard_normal(s).astype(dtype) for s in SHAPES]
+    ours = [mt.tensor(np.zeros(s, dtype), requires_grad=True) for s in SHAPES]
+    theirs = [torch.zeros(s, dtype=torch.float32 if dtype == np.float32 else torch.float64, requires_grad=True) for s in SHAPES]
+    for p, q, g in zip(ours, theirs, grads): p.grad, q.grad = mt.tensor(g), torch.tensor(g)
+    no = clip_grad_norm_(ours, max_norm, norm_type)
+    nt = torch.nn.utils.clip_grad_norm_(theirs, max_norm, norm_type)
+    assert no.dtype == np.dtype(dtype) and no.shape == ()
+    np.testing.assert_allclose(no.item(), nt.item(), **TOL[dtype])
+    for p, q in zip(ours, theirs): np.testing.assert_allclose(p.grad.data, q.grad.numpy(), **TOL[dtype])
+
+def test_clip_grad_norm_nonfinite():
+    w = mt.tensor([1.0, 2.0], requires_grad=True)
+    w.grad = mt.tensor([float("inf"), 1.0])
+    with pytest.raises(RuntimeError, match="non-finite"): clip_grad_norm_([w], 1.0, error_if_nonfinite=True)
+    assert math.isinf(clip_grad_norm_([w], 1.0).item())
+    assert clip_grad_norm_([mt.tensor([1.0], requires_grad=True)], 1.0).item() == 0.0   # no gradients at all
+
+def test_gradient_accumulation_seed_example_and_helper():
+    w = mt.tensor(2.0, requires_grad=True)
+    x = np.array([1.0, 3.0, 2.0, 4.0], np.float32)
+    loss = lambda xb: ((w * mt.tensor(xb)) ** 2).mean()
+    assert accumulate_gradients(loss, [(x[:2],), (x[2:],)]) == 7.5 * 4
+    assert w.grad.item() == 30.0
+    w.grad = None
+    for chunk in (x[:2], x[2:]): loss(chunk).backward()
+    assert w.grad.item() == 60.0
+
+def test_optimizer_state_bytes():
+    ps = [mt.tensor(np.zeros((100, 1000), np.float32), requires_grad=True)]
+    assert optimizer_state_bytes(SGD(ps)) == 0
+    assert optimizer_state_bytes(SGD(ps, momentum=0.9)) == 400_000
+    adam = Adam(ps)
+    assert optimizer_state_bytes(adam) == 800_000
+    ps[0].grad = mt.tensor(np.ones((100, 1000), np.float32)); adam.step()
+    assert mt.optim.held_state_bytes(adam) == 800_000
+    assert optimizer_state_bytes(Adam(ps, amsgrad=True)) == 1_200_000
+    assert optimizer_state_bytes(RMSprop(ps, momentum=0.1, centered=True)) == 1_200_000
