@@ -16,3 +16,5 @@ from . import random  # published by data.py (chapter 04 exports one file)
 from .random import Generator, default_generator, get_rng_state, set_rng_state
 from . import ndarray
 from .ndarray import NDArray, as_strided
+from . import backend_cpu, backend_cuda  # devices 'cpu' and 'cuda' (chapter 06)
+from .backend_cuda import cuda  # mt.cuda.is_available(), like torch.cuda

@@ -11,15 +11,16 @@ __all__ = ['float32', 'float64', 'int64', 'bool_', 'is_grad_enabled', 'set_grad_
            'expand', 'permute', 'transpose', 'mT', 'T', 'to', 'double', 'long', 'zero_', 'fill_', 'graph_nodes',
            'draw_graph', 'saved_arrays', 'saved_bytes', 'Dual', 'derivative']
 
-# %% ../nbs/00_autograd.ipynb #56a36731
+# %% ../nbs/00_autograd.ipynb #dbe310bc
 import contextlib
+import math
 import weakref
 import numpy as np
 
-# %% ../nbs/00_autograd.ipynb #e517d75e
+# %% ../nbs/00_autograd.ipynb #cbcd45e9
 float32, float64, int64, bool_ = (np.dtype(n) for n in ("float32", "float64", "int64", "bool"))
 
-# %% ../nbs/00_autograd.ipynb #4ad1d5ef
+# %% ../nbs/00_autograd.ipynb #feb3946b
 class _GradMode:
     "Whether new operations are recorded for autograd (one switch for the process, as in PyTorch)."
     enabled = True
@@ -42,7 +43,7 @@ class enable_grad(set_grad_enabled):
     "Record again, even inside a `no_grad` block."
     def __init__(self): super().__init__(True)
 
-# %% ../nbs/00_autograd.ipynb #7e3795fd
+# %% ../nbs/00_autograd.ipynb #cf3d6a20
 def as_array(data, dtype=None):
     "Turn numbers, nested lists and arrays into an array, with PyTorch's default dtypes."
     if hasattr(data, "__array_namespace__") and not isinstance(data, np.generic):
@@ -67,13 +68,13 @@ def device_of(arr):
     "Name of the device an array lives on: numpy arrays are on device 'numpy'."
     return "numpy" if isinstance(arr, np.ndarray) else arr.device
 
-# %% ../nbs/00_autograd.ipynb #0e3da6b7
+# %% ../nbs/00_autograd.ipynb #bf1874f8
 class _Version:
     "Counts in-place writes to a storage; shared by a tensor and the tensors that alias it."
     __slots__ = ("value",)
     def __init__(self): self.value = 0
 
-# %% ../nbs/00_autograd.ipynb #d741f56b
+# %% ../nbs/00_autograd.ipynb #6b52d6d9
 class Tensor:
     "An n-dimensional array that can record the operations made with it, for autograd."
     __array_priority__ = 1000  # numpy scalars and arrays hand binary operators to Tensor
@@ -106,7 +107,7 @@ class Tensor:
     def __len__(self):
         if self.ndim == 0: raise TypeError("len() of a 0-d tensor")
         return self.shape[0]
-    def numel(self): return int(np.prod(self.shape))
+    def numel(self): return math.prod(self.shape)
 
     def requires_grad_(self, requires_grad=True):
         "Start (or stop) tracking gradients for this leaf tensor, in place."
@@ -162,7 +163,7 @@ class Tensor:
         "Accumulate the gradient of this tensor into the `.grad` of every leaf that requires grad."
         backward([self], [gradient], retain_graph=retain_graph, create_graph=create_graph)
 
-# %% ../nbs/00_autograd.ipynb #48efc472
+# %% ../nbs/00_autograd.ipynb #1c5b7a2b
 def tensor(data, dtype=None, device=None, requires_grad=False):
     "A new leaf tensor holding a copy of `data` (PyTorch's `torch.tensor`)."
     if isinstance(data, Tensor): data = data.data
@@ -172,7 +173,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     if device is not None and device != t.device: t = t.to(device)
     return t.requires_grad_() if requires_grad else t
 
-# %% ../nbs/00_autograd.ipynb #c6653053
+# %% ../nbs/00_autograd.ipynb #e3b61fde
 class Function:
     """An operation with `forward` and `backward` side by side.
 
@@ -266,7 +267,7 @@ def _edge(t):
         t._accumulator = weakref.ref(acc)  # the leaf must not keep its graph alive
     return acc
 
-# %% ../nbs/00_autograd.ipynb #65eaef27
+# %% ../nbs/00_autograd.ipynb #c0edc694
 def _topological_order(roots):
     "Nodes reachable from `roots`, each once, every node before the nodes it sends gradients to."
     order, seen = [], set()
@@ -382,7 +383,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                "pass allow_unused=True if that is expected")
     return tuple(grads)
 
-# %% ../nbs/00_autograd.ipynb #09113f3d
+# %% ../nbs/00_autograd.ipynb #b562260b
 _KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2}
 
 def result_type(*operands):
@@ -408,7 +409,7 @@ def _scalar_rank(s):
     if isinstance(s, (float, np.floating)): return 2
     raise TypeError(f"unsupported operand type {type(s).__name__}; use a Tensor or a Python number")
 
-# %% ../nbs/00_autograd.ipynb #f02cdf71
+# %% ../nbs/00_autograd.ipynb #ca918386
 def _operands(a, b):
     "Make both operands tensors of the promoted dtype (Python numbers become 0-d tensors)."
     dtype = result_type(a, b)
@@ -439,7 +440,7 @@ def broadcast_shapes(*shapes):
         out.append(sizes.pop() if sizes else 1)
     return tuple(out)
 
-# %% ../nbs/00_autograd.ipynb #9980038c
+# %% ../nbs/00_autograd.ipynb #32a770e2
 class Add(Function):
     @staticmethod
     def forward(ctx, a, b):
@@ -516,7 +517,7 @@ class Pow(Function):
         a, = ctx.saved_tensors
         return grad * (ctx.p * a ** (ctx.p - 1))
 
-# %% ../nbs/00_autograd.ipynb #b00764b0
+# %% ../nbs/00_autograd.ipynb #9a446c3b
 class Neg(Function):
     @staticmethod
     def forward(ctx, a): return -a.data
@@ -570,7 +571,7 @@ class Cast(Function):
     @staticmethod
     def backward(ctx, grad): return Cast.apply(grad, ctx.dtype)
 
-# %% ../nbs/00_autograd.ipynb #30940eb2
+# %% ../nbs/00_autograd.ipynb #2f816bef
 def _dims(dim, ndim):
     "Normalise `dim` (None, an int or a tuple, negatives allowed) to a sorted tuple of axes."
     if dim is None: return tuple(range(ndim))
@@ -646,7 +647,7 @@ def _check_matmul(sa, sb):
                            f"dimension of the second ({k_b})")
     broadcast_shapes(sa[:-2], sb[:-2])
 
-# %% ../nbs/00_autograd.ipynb #db7a403e
+# %% ../nbs/00_autograd.ipynb #750d1cc4
 def _index(idx):
     "Turn tensors inside an index into arrays; tell whether it is advanced (gathers) or basic (a view)."
     parts = idx if isinstance(idx, tuple) else (idx,)
@@ -693,7 +694,7 @@ class SetItem(Function):
         mask[ctx.idx] = 0
         return grad * Tensor._make(mask), unbroadcast(grad[ctx.idx], ctx.v_shape)
 
-# %% ../nbs/00_autograd.ipynb #7c8f693b
+# %% ../nbs/00_autograd.ipynb #09b18650
 _DEVICES = {"numpy": np.asarray}
 
 def register_device(name, from_numpy):
@@ -714,7 +715,7 @@ class ToDevice(Function):
     @staticmethod
     def backward(ctx, grad): return ToDevice.apply(grad, ctx.device)
 
-# %% ../nbs/00_autograd.ipynb #e6b24c6c
+# %% ../nbs/00_autograd.ipynb #59eae679
 def extends(cls, name=None, as_property=False):
     """Add the decorated function to `cls` as a method (or property); refuse to replace one.
     Pass `name` when the method's name is a Python builtin (sum, float, max), so the module keeps the builtin."""
@@ -728,7 +729,7 @@ def extends(cls, name=None, as_property=False):
         return f
     return add
 
-# %% ../nbs/00_autograd.ipynb #2764ef31
+# %% ../nbs/00_autograd.ipynb #331efed6
 import sys
 import types
 
@@ -741,12 +742,17 @@ def submodule(qualname, members, doc=None):
     sys.modules[qualname] = mod
     return mod
 
-# %% ../nbs/00_autograd.ipynb #dc7ed971
+# %% ../nbs/00_autograd.ipynb #d802a41d
+def _floating(t):
+    "Integer and bool tensors become float32 for math whose result isn't an integer (PyTorch's rule)."
+    return t if t.dtype.kind == "f" else t.to(float32)
+
 def _binary(fn, swap=False):
     def op(self, other):
         if not isinstance(other, (Tensor, int, float, bool, np.number, np.bool_)): return NotImplemented
-        a, b = (other, self) if swap else (self, other)
-        return fn.apply(*_operands(a, b))
+        a, b = _operands(*((other, self) if swap else (self, other)))
+        if fn is Div and a.dtype.kind != "f": a, b = _floating(a), _floating(b)  # 1 / 2 is 0.5, as in PyTorch
+        return fn.apply(a, b)
     op.__name__ = f"__{'r' if swap else ''}{fn.__name__.lower()}__"
     return op
 
@@ -781,9 +787,9 @@ def __rmatmul__(self, other):
 def matmul(self, other): return self @ other
 
 for _name, _fn in (("exp", Exp), ("log", Log), ("sin", Sin), ("cos", Cos)):
-    setattr(Tensor, _name, (lambda f: lambda self: f.apply(self))(_fn))
+    setattr(Tensor, _name, (lambda f: lambda self: f.apply(_floating(self)))(_fn))
 
-# %% ../nbs/00_autograd.ipynb #2ed0d67c
+# %% ../nbs/00_autograd.ipynb #29e99309
 @extends(Tensor, name="sum")
 def _sum(self, dim=None, keepdim=False):
     "Sum over `dim` (an int, a tuple, or None for all dimensions)."
@@ -794,7 +800,7 @@ def mean(self, dim=None, keepdim=False):
     "Mean over `dim`; only for floating-point tensors, as in PyTorch."
     if self.dtype.kind != "f":
         raise RuntimeError(f"mean() needs a floating point tensor, got {self.dtype}; convert with .float()")
-    count = int(np.prod([self.shape[d] for d in _dims(dim, self.ndim)]))
+    count = math.prod(self.shape[d] for d in _dims(dim, self.ndim))
     return self.sum(dim, keepdim) / count
 
 def _shape_args(shape):
@@ -805,7 +811,7 @@ def _shape_args(shape):
 def reshape(self, *shape):
     "The same elements in a new shape; one dimension may be -1 (inferred)."
     shape = _shape_args(shape)
-    n, known = self.numel(), int(np.prod([s for s in shape if s != -1]))
+    n, known = self.numel(), math.prod(s for s in shape if s != -1)
     if shape.count(-1) > 1 or (-1 not in shape and known != n) or (-1 in shape and (known == 0 or n % known)):
         raise RuntimeError(f"shape {list(shape)} is invalid for a tensor of {n} elements (shape {list(self.shape)})")
     shape = tuple(n // known if s == -1 else s for s in shape)
@@ -852,7 +858,7 @@ def __getitem__(self, idx):
     if not advanced: out._version = self._version  # a view: writes through it change self's storage
     return out
 
-# %% ../nbs/00_autograd.ipynb #9704b251
+# %% ../nbs/00_autograd.ipynb #4924a995
 @extends(Tensor)
 def to(self, *args, dtype=None, device=None):
     "Convert to another dtype and/or device: t.to('numpy'), t.to(mt.float64), t.to(device=..., dtype=...)."
@@ -879,7 +885,7 @@ def long(self):
     "Convert to int64."
     return self.to(int64)
 
-# %% ../nbs/00_autograd.ipynb #e1180a4f
+# %% ../nbs/00_autograd.ipynb #4b3eadbc
 def _check_inplace(t, what):
     "In-place writes to a leaf that requires grad would silently corrupt its gradient: refuse them."
     if _GradMode.enabled and t.requires_grad and t.is_leaf:
@@ -938,7 +944,7 @@ def fill_(self, value):
     self._version.value += 1
     return self
 
-# %% ../nbs/00_autograd.ipynb #4fd36adf
+# %% ../nbs/00_autograd.ipynb #b34b8814
 def graph_nodes(t):
     "The nodes of t's graph, leaves' accumulators included, each once, outputs first."
     return _topological_order([_edge(t)]) if t.requires_grad else []
@@ -974,7 +980,7 @@ def draw_graph(t, names=None, ax=None, title=None):
     if title: ax.set_title(title)
     return ax
 
-# %% ../nbs/00_autograd.ipynb #9702617a
+# %% ../nbs/00_autograd.ipynb #7310b036
 def saved_arrays(node):
     "The arrays a graph node holds for its backward pass (nothing once released)."
     if isinstance(node, AccumulateGrad) or node._released: return []
@@ -988,7 +994,7 @@ def saved_bytes(t_or_nodes):
     arrays = {id(a): a for node in nodes for a in saved_arrays(node)}
     return sum(a.nbytes for a in arrays.values())
 
-# %% ../nbs/00_autograd.ipynb #0644fe7b
+# %% ../nbs/00_autograd.ipynb #c0460ca4
 class Dual:
     "A value and its derivative with respect to one input, propagated together (forward-mode AD)."
     def __init__(self, value, deriv=0.0): self.value, self.deriv = value, deriv

@@ -9,7 +9,7 @@ __all__ = ['default_generator', 'mtrandom', 'FASHION_CLASSES', 'Generator', 'get
            'DistributedSampler', 'WorkerInfo', 'get_worker_info', 'DataLoader', 'read_idx', 'data_root', 'load_mnist',
            'ImageClassification', 'MNIST', 'load_digits', 'Digits']
 
-# %% ../nbs/04_data.ipynb #d5e9a64f
+# %% ../nbs/04_data.ipynb #c4775198
 import os
 from dataclasses import dataclass
 import numpy as np
@@ -26,7 +26,7 @@ def _check_seed(seed):
         raise ValueError(f"seed {seed} is out of range: seeds must lie in [-2**63, 2**64)")
     return seed % 2**64
 
-# %% ../nbs/04_data.ipynb #760c946a
+# %% ../nbs/04_data.ipynb #21880cd1
 _STATE_BYTES = 48  # PCG64: 128-bit state, 128-bit increment, has_uint32, uinteger (8 bytes each)
 
 class Generator:
@@ -95,7 +95,7 @@ def _numpy_rng(generator=None):
     if generator is None: return default_generator._np
     return generator._np if isinstance(generator, Generator) else generator
 
-# %% ../nbs/04_data.ipynb #393f6fca
+# %% ../nbs/04_data.ipynb #9a9cac42
 @dataclass(frozen=True)
 class Key:
     "An explicit random key (JAX style): two 64-bit words naming one Philox stream. Immutable."
@@ -128,7 +128,7 @@ def fold_in(k, data):
     w = _bits(k, 2, _FOLD, offset=int(data))
     return Key((int(w[0]), int(w[1])))
 
-# %% ../nbs/04_data.ipynb #aa7f86e4
+# %% ../nbs/04_data.ipynb #c1f56bd1
 def _shape(shape):
     "Accept an int or a tuple of ints."
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
@@ -168,14 +168,14 @@ def permutation(k, n):
     "A random ordering of range(n) as an int64 tensor: the positions of the sorted raw words."
     return Tensor._make(np.argsort(_bits(k, int(n)), kind="stable").astype(int64))
 
-# %% ../nbs/04_data.ipynb #35dca1bf
+# %% ../nbs/04_data.ipynb #76eb35b0
 from .autograd import submodule
 mtrandom = submodule("minitorch_nb.random", dict(
     Generator=Generator, default_generator=default_generator, get_rng_state=get_rng_state,
     set_rng_state=set_rng_state, Key=Key, key=key, split=split, fold_in=fold_in, uniform=uniform, normal=normal,
     permutation=permutation), "Random numbers: PyTorch-style generators and JAX-style functional keys.")
 
-# %% ../nbs/04_data.ipynb #27257099
+# %% ../nbs/04_data.ipynb #351ec06f
 import gzip
 import itertools
 import math
@@ -195,7 +195,7 @@ from typing import NamedTuple
 import numpy as np
 from .autograd import Tensor, int64
 
-# %% ../nbs/04_data.ipynb #698be185
+# %% ../nbs/04_data.ipynb #15a3d715
 class Dataset:
     "A map-style dataset: `len(ds)` examples, `ds[i]` returns example i. Subclass and define both."
     def __getitem__(self, i):
@@ -215,7 +215,7 @@ class TensorDataset(Dataset):
     def __getitem__(self, i): return tuple(t[i] for t in self.tensors)
     def __len__(self): return self.tensors[0].shape[0]
 
-# %% ../nbs/04_data.ipynb #028cf02a
+# %% ../nbs/04_data.ipynb #65dd1ecf
 def collate_numpy(samples):
     "Stack a list of examples into numpy arrays, keeping the structure (tuple, list, dict) of one example."
     first = samples[0]
@@ -256,7 +256,7 @@ def default_collate(samples):
     "PyTorch's default collation: stack a list of examples into tensors (ints become int64 labels)."
     return to_tensors(collate_numpy(samples))
 
-# %% ../nbs/04_data.ipynb #6b052d5f
+# %% ../nbs/04_data.ipynb #50359534
 class Sampler:
     "An iterable of dataset indices (subclass: define __iter__ and __len__)."
     def __iter__(self): raise NotImplementedError
@@ -292,7 +292,7 @@ class BatchSampler(Sampler):
         n = len(self.sampler)
         return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
 
-# %% ../nbs/04_data.ipynb #257f54ce
+# %% ../nbs/04_data.ipynb #caf0edab
 class DistributedSampler(Sampler):
     "The shard of `rank` out of `num_replicas`: disjoint shards that together cover one shared permutation."
     def __init__(self, dataset, num_replicas, rank, shuffle=True, seed=0, drop_last=False):
@@ -317,7 +317,7 @@ class DistributedSampler(Sampler):
 
     def __len__(self): return self.num_samples
 
-# %% ../nbs/04_data.ipynb #f83fee9f
+# %% ../nbs/04_data.ipynb #f59d148d
 class WorkerInfo(NamedTuple):
     "What `get_worker_info()` tells the code running in a worker."
     id: int
@@ -375,7 +375,7 @@ def _worker_loop(worker_id, num_workers, dataset, index_queue, result_queue, col
         result_queue.put((batch_no, payload))
     result_queue.cancel_join_thread()  # exit now even if results nobody will read are still buffered
 
-# %% ../nbs/04_data.ipynb #5dd12501
+# %% ../nbs/04_data.ipynb #d31ba39f
 def _stop_workers(workers, index_queues, result_queue):
     "Ask every worker to stop, wait briefly, terminate stragglers, reap them all, close the queues."
     for w, q in zip(workers, index_queues):
@@ -463,7 +463,7 @@ class _MultiProcessIter:
         "Stop the workers now (idempotent)."
         self._finalizer()
 
-# %% ../nbs/04_data.ipynb #6f6ce231
+# %% ../nbs/04_data.ipynb #8ac00492
 def _single_process_iter(loader):
     "Load and collate each batch in the main process."
     _numpy_rng(loader.generator).integers(2**63)  # the base seed the workers would get
@@ -471,7 +471,7 @@ def _single_process_iter(loader):
     for indices in loader._batch_sampler:
         yield collate([loader.dataset[i] for i in indices])
 
-# %% ../nbs/04_data.ipynb #c7349d9d
+# %% ../nbs/04_data.ipynb #0a8b7d67
 class DataLoader:
     "Batches of a dataset, optionally shuffled, prepared by `num_workers` worker processes (0: in this process)."
     def __init__(self, dataset, batch_size=1, shuffle=False, *, drop_last=False, collate_fn=None, num_workers=0,
@@ -506,7 +506,7 @@ def _default_start_method():
     "fork where the OS has it (workers inherit the dataset, nothing to pickle), else spawn."
     return "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
 
-# %% ../nbs/04_data.ipynb #6d86e4d2
+# %% ../nbs/04_data.ipynb #ce9b8fb1
 _IDX_TYPES = {0x08: ">u1", 0x09: ">i1", 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
 
 def _describe_magic(magic):
@@ -544,7 +544,7 @@ def read_idx(path, expected_magic=None):
                          f"{shape} of {dtype.name}, {expected} bytes of data, but the file holds {found}")
     return np.frombuffer(raw, dtype, offset=header).astype(dtype.newbyteorder("=")).reshape(shape)
 
-# %% ../nbs/04_data.ipynb #e37a0bc9
+# %% ../nbs/04_data.ipynb #24f83912
 _MNIST_FOLDERS = {"mnist": "mnist", "fashion": "fashion_mnist"}
 FASHION_CLASSES = ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
                    "Ankle boot")
@@ -567,7 +567,7 @@ def load_mnist(kind="mnist", root=None):
         raise ValueError(f"{folder}: expected N×28×28 images and N labels, got {images.shape} and {labels.shape}")
     return images, labels.astype(np.int64)
 
-# %% ../nbs/04_data.ipynb #1e3f567f
+# %% ../nbs/04_data.ipynb #5321363d
 class ImageClassification(Dataset):
     "Images (uint8 N×H×W) with int labels; example i is (float32 image scaled to [0, 1], int label)."
     def __init__(self, images, labels, max_value=255, transform=None):

@@ -11,14 +11,15 @@ __all__ = ['init', 'functional', 'IncompatibleKeys', 'Parameter', 'Module', 'Rem
            'ModuleList', 'nll_loss', 'cross_entropy', 'mse_loss', 'binary_cross_entropy_with_logits', 'MSELoss',
            'NLLLoss', 'CrossEntropyLoss', 'BCEWithLogitsLoss', 'CheckpointError', 'save', 'load']
 
-# %% ../nbs/02_nn.ipynb #5e6a4294
-import json, math, os, sys, types, zipfile, zlib
+# %% ../nbs/02_nn.ipynb #aebb4285
+import json, math, os, zipfile, zlib
 from collections import OrderedDict, namedtuple
 import numpy as np
 from .autograd import Tensor, Function, extends, no_grad, namespace, float32, float64, int64, _DEVICES
+from .autograd import submodule
 from .tensor import rand, randn, where
 
-# %% ../nbs/02_nn.ipynb #6ed03ed1
+# %% ../nbs/02_nn.ipynb #ffea1cfe
 class Parameter(Tensor):
     "A tensor that a `Module` registers as learnable; it requires grad unless told otherwise."
     def __init__(self, data=None, requires_grad=True):
@@ -28,7 +29,7 @@ class Parameter(Tensor):
 
     def __repr__(self): return "Parameter containing:\n" + super().__repr__()
 
-# %% ../nbs/02_nn.ipynb #9d8b047a
+# %% ../nbs/02_nn.ipynb #19678d8e
 class Module:
     "Base class of layers and models: parameters, buffers and submodules register themselves on assignment."
     def __init__(self):
@@ -99,7 +100,7 @@ class Module:
     def __dir__(self):
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers) | set(self._modules))
 
-# %% ../nbs/02_nn.ipynb #40d0b087
+# %% ../nbs/02_nn.ipynb #20a36bbe
 def _check_new_name(module, name, kind, store):
     "A name to register must be a non-empty string without dots, not taken by another attribute."
     if "_parameters" not in module.__dict__:
@@ -137,7 +138,7 @@ def _add_module(self, name, module):
 
 Module.register_module = Module.add_module
 
-# %% ../nbs/02_nn.ipynb #1f54302b
+# %% ../nbs/02_nn.ipynb #ac6e3366
 class RemovableHandle:
     "Returned by `register_forward_hook`: call `.remove()` to unregister the hook."
     _next_id = 0
@@ -160,7 +161,7 @@ def _register_forward_hook(self, hook):
     self._forward_hooks[handle.id] = hook
     return handle
 
-# %% ../nbs/02_nn.ipynb #ebcc1c13
+# %% ../nbs/02_nn.ipynb #a0944037
 def _join(prefix, name): return f"{prefix}.{name}" if prefix else name
 
 @extends(Module, name="named_modules")
@@ -240,7 +241,7 @@ def _get_submodule(self, target):
         m = m._modules[part]
     return m
 
-# %% ../nbs/02_nn.ipynb #17206e35
+# %% ../nbs/02_nn.ipynb #6268ffed
 @extends(Module, name="train")
 def _train(self, mode=True):
     "Set training mode on this module and every descendant (dropout active, batch statistics used)."
@@ -269,7 +270,7 @@ def _zero_grad(self, set_to_none=True):
             if p.grad.grad_fn is not None: p.grad = p.grad.detach()
             p.grad.zero_()
 
-# %% ../nbs/02_nn.ipynb #91639df2
+# %% ../nbs/02_nn.ipynb #aec6702a
 def _addindent(text, spaces):
     "Indent every line but the first (PyTorch's layout for nested reprs)."
     lines = text.split("\n")
@@ -291,7 +292,7 @@ def _module_repr(self):
         body = extra_lines[0] if len(extra_lines) == 1 and not child_lines else "\n  " + "\n  ".join(lines) + "\n"
     return f"{type(self).__name__}({body})"
 
-# %% ../nbs/02_nn.ipynb #fdb95ea3
+# %% ../nbs/02_nn.ipynb #47bed38e
 def calculate_gain(nonlinearity, param=None):
     "The factor that keeps the variance of activations steady through `nonlinearity` (PyTorch's values)."
     if nonlinearity in ("linear", "identity", "sigmoid") or nonlinearity.startswith(("conv", "conv_transpose")):
@@ -320,7 +321,7 @@ def _calculate_correct_fan(tensor, mode):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     return fan_in if mode == "fan_in" else fan_out
 
-# %% ../nbs/02_nn.ipynb #55c91542
+# %% ../nbs/02_nn.ipynb #bb7b3158
 def _converted(src, like):
     "The array of `src` with the device and dtype of `like`, as a fresh copy."
     moved = src.to(like.device)
@@ -374,20 +375,14 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     std = calculate_gain(nonlinearity, a) / math.sqrt(_calculate_correct_fan(tensor, mode))
     return normal_(tensor, 0.0, std, generator)
 
-# %% ../nbs/02_nn.ipynb #5e46f011
-def _submodule(name, doc, members):
-    "A module object `<this module>.<name>` holding `members`, importable as if it were a file."
-    mod = types.ModuleType(f"{__name__}.{name}", doc)
-    for f in members: setattr(mod, f.__name__, f)
-    mod.__all__ = [f.__name__ for f in members if not f.__name__.startswith("_")]
-    sys.modules[mod.__name__] = mod
-    return mod
+# %% ../nbs/02_nn.ipynb #87b3db66
+init = submodule("minitorch_nb.nn.init",
+                 [calculate_gain, _calculate_fan_in_and_fan_out, uniform_, normal_, constant_, zeros_, ones_,
+                  xavier_uniform_, xavier_normal_, kaiming_uniform_, kaiming_normal_],
+                 "Weight initialisation schemes (PyTorch's torch.nn.init).")
+init.__all__ = [n for n in init.__all__ if not n.startswith("_")]  # `import *` skips private names, as usual
 
-init = _submodule("init", "Weight initialisation schemes (PyTorch's torch.nn.init).",
-                  [calculate_gain, _calculate_fan_in_and_fan_out, uniform_, normal_, constant_, zeros_, ones_,
-                   xavier_uniform_, xavier_normal_, kaiming_uniform_, kaiming_normal_])
-
-# %% ../nbs/02_nn.ipynb #586d281a
+# %% ../nbs/02_nn.ipynb #d6d82ee6
 class LinearFunction(Function):
     "y = x @ W.T + b, with the backward written out: dx = dy @ W, dW = dyᵀ @ x, db = Σ dy over the batch."
     @staticmethod
@@ -427,7 +422,7 @@ def linear(input, weight, bias=None):
                                f"is on '{weight.device}'; move one of them with .to(device)")
     return LinearFunction.apply(input, weight) if bias is None else LinearFunction.apply(input, weight, bias)
 
-# %% ../nbs/02_nn.ipynb #35223867
+# %% ../nbs/02_nn.ipynb #dbe709c9
 def _swap_data(t, arr):
     "Point an existing tensor at a new array (a new device or dtype): the Python object stays the same."
     t.data = arr
@@ -461,7 +456,7 @@ class Linear(Module):
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
-# %% ../nbs/02_nn.ipynb #c5f4e816
+# %% ../nbs/02_nn.ipynb #711d89c8
 def _chebyshev_fit(fn, lo, hi, degree=24):
     "Chebyshev coefficients of `fn` on [lo, hi], fitted at Chebyshev nodes."
     u = np.cos(np.pi * (np.arange(4 * degree) + 0.5) / (4 * degree))
@@ -503,7 +498,7 @@ def erf(input):
     "The error function, elementwise (integers become float32)."
     return Erf.apply(input if input.dtype.kind == "f" else input.to(float32))
 
-# %% ../nbs/02_nn.ipynb #0109adc9
+# %% ../nbs/02_nn.ipynb #1ce0d4f4
 def relu(input): return input.relu()
 def tanh(input): return input.tanh()
 def sigmoid(input): return input.sigmoid()
@@ -532,7 +527,7 @@ class LogSigmoid(Function):
 
 def logsigmoid(input): return LogSigmoid.apply(input)
 
-# %% ../nbs/02_nn.ipynb #79563c56
+# %% ../nbs/02_nn.ipynb #bb9a7926
 class Identity(Module):
     "Returns its input (a placeholder, e.g. for a removed layer)."
     def __init__(self, *args, **kwargs): super().__init__()
@@ -576,7 +571,7 @@ class LogSoftmax(Softmax):
     "Log-softmax along `dim`."
     def forward(self, input): return log_softmax(input, self.dim)
 
-# %% ../nbs/02_nn.ipynb #f8dc6417
+# %% ../nbs/02_nn.ipynb #26ecdb6f
 def dropout(input, p=0.5, training=True, generator=None):
     "Inverted dropout: in training zero each element with probability p and scale the rest by 1/(1-p)."
     if not 0 <= p <= 1: raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
@@ -595,7 +590,7 @@ class Dropout(Module):
     def forward(self, input): return dropout(input, self.p, self.training)
     def extra_repr(self): return f"p={self.p}, inplace=False"
 
-# %% ../nbs/02_nn.ipynb #efb27ca9
+# %% ../nbs/02_nn.ipynb #da2eeb12
 class Flatten(Module):
     "Merge dimensions start_dim..end_dim into one (by default everything but the batch dimension)."
     def __init__(self, start_dim=1, end_dim=-1):
@@ -645,7 +640,7 @@ class Embedding(Module):
         return f"{self.num_embeddings}, {self.embedding_dim}" + (
             f", padding_idx={self.padding_idx}" if self.padding_idx is not None else "")
 
-# %% ../nbs/02_nn.ipynb #8c707f1a
+# %% ../nbs/02_nn.ipynb #a835e775
 def _position(index, n, what):
     "A list position from a possibly negative index, or an IndexError."
     if not -n <= index < n: raise IndexError(f"index {index} is out of range for {what} of length {n}")
@@ -714,7 +709,7 @@ class ModuleList(Module):
         lines = [_addindent(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}", 2) for a, b, r in runs]
         return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
 
-# %% ../nbs/02_nn.ipynb #c690032c
+# %% ../nbs/02_nn.ipynb #6adf2f33
 _REDUCTIONS = ("mean", "sum", "none")
 
 def _check_reduction(reduction):
@@ -807,7 +802,7 @@ def _soft_target_cross_entropy(logp, target, weight, reduction, label_smoothing,
     if reduction == "mean": return losses.sum() / (logp.numel() // n_classes)
     return _reduce(losses, reduction)
 
-# %% ../nbs/02_nn.ipynb #2c0b91c9
+# %% ../nbs/02_nn.ipynb #a6722503
 def mse_loss(input, target, reduction="mean"):
     "Mean (or sum) of squared differences; input and target must have the same shape."
     _check_reduction(reduction)
@@ -828,7 +823,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
     if weight is not None: loss = loss * weight
     return _reduce(loss, reduction)
 
-# %% ../nbs/02_nn.ipynb #d9bb2516
+# %% ../nbs/02_nn.ipynb #c576e9eb
 class MSELoss(Module):
     "Mean squared error between input and target (same shapes)."
     def __init__(self, reduction="mean"):
@@ -867,12 +862,13 @@ class BCEWithLogitsLoss(Module):
     def forward(self, input, target):
         return binary_cross_entropy_with_logits(input, target, self.weight, self.reduction, self.pos_weight)
 
-# %% ../nbs/02_nn.ipynb #a6cc9df8
-functional = _submodule("functional", "Layers and losses as plain functions (PyTorch's torch.nn.functional).",
-                        [linear, relu, tanh, sigmoid, gelu, softmax, log_softmax, logsigmoid, dropout, embedding,
-                         mse_loss, nll_loss, cross_entropy, binary_cross_entropy_with_logits])
+# %% ../nbs/02_nn.ipynb #fbe7ee0a
+functional = submodule("minitorch_nb.nn.functional",
+                       [linear, relu, tanh, sigmoid, gelu, softmax, log_softmax, logsigmoid, dropout, embedding,
+                        mse_loss, nll_loss, cross_entropy, binary_cross_entropy_with_logits],
+                       "Layers and losses as plain functions (PyTorch's torch.nn.functional).")
 
-# %% ../nbs/02_nn.ipynb #0b18c0e8
+# %% ../nbs/02_nn.ipynb #31883522
 @extends(Module, name="state_dict")
 def _state_dict(self, destination=None, prefix="", keep_vars=False):
     "Dotted name -> tensor for every parameter and persistent buffer (detached, sharing storage)."
@@ -918,7 +914,7 @@ def _load_state_dict(self, state_dict, strict=True):
         for target, arr in copies: _overwrite(target, arr)
     return IncompatibleKeys(missing, unexpected)
 
-# %% ../nbs/02_nn.ipynb #a5e93796
+# %% ../nbs/02_nn.ipynb #bb703f5e
 @extends(Module, name="to")
 def _module_to(self, *args, dtype=None, device=None):
     """Move parameters and buffers to `device` and/or cast floating ones to `dtype`, in place.
@@ -956,7 +952,7 @@ def _module_float(self):
     "Cast floating point parameters and buffers to float32."
     return self.to(float32)
 
-# %% ../nbs/02_nn.ipynb #ff808b10
+# %% ../nbs/02_nn.ipynb #0d98aa9a
 class CheckpointError(RuntimeError):
     "A file that `load` can't read: not written by `save`, truncated or corrupt."
 
@@ -998,7 +994,7 @@ def save(obj, f):
         with open(f, "wb") as fh: np.savez(fh, **arrays)  # an open file: numpy doesn't append '.npz'
     else: np.savez(f, **arrays)
 
-# %% ../nbs/02_nn.ipynb #3ccf3ce3
+# %% ../nbs/02_nn.ipynb #98bbc4ee
 _PICKLE_HINT = ("it looks like a Python pickle (pickle.dump, or torch.save's legacy format). mt.load never "
                 "unpickles, because unpickling can run any code the file's author chose")
 

@@ -9,14 +9,14 @@ __all__ = ['lr_scheduler', 'learner', 'Optimizer', 'state_dict', 'load_state_dic
            'CancelBatchException', 'CancelEpochException', 'CancelFitException', 'Callback', 'Learner', 'accuracy',
            'Recorder', 'ProgressCallback', 'save_checkpoint', 'load_checkpoint', 'SaveCheckpoint', 'GradientClipping']
 
-# %% ../nbs/03_optim.ipynb #e4fe1c7d
+# %% ../nbs/03_optim.ipynb #2a70d0b3
 import math
-import sys
 import types
 import numpy as np
-from .autograd import Tensor, enable_grad, extends, namespace
+from .autograd import Tensor, enable_grad, extends, namespace, submodule
+from . import nn
 
-# %% ../nbs/03_optim.ipynb #ed535f7e
+# %% ../nbs/03_optim.ipynb #bc3ec7ba
 class Optimizer:
     "Holds parameter groups (tensors plus their options) and per-parameter state; subclasses define `_update`."
     def __init__(self, params, defaults):
@@ -79,7 +79,7 @@ class Optimizer:
             lines += [f"    {k}: {v}" for k, v in sorted(group.items()) if k != "params"]
         return "\n".join(lines + [")"])
 
-# %% ../nbs/03_optim.ipynb #356d15d6
+# %% ../nbs/03_optim.ipynb #ee119717
 @extends(Optimizer)
 def state_dict(self):
     "The optimizer's state and options, with parameters replaced by their index (PyTorch's layout)."
@@ -115,7 +115,7 @@ def _state_value(v, p, name):
     t = Tensor._make(namespace(arr).asarray(arr, copy=True))
     return t if t.device == p.device else Tensor._make(t.to(p.device).data)
 
-# %% ../nbs/03_optim.ipynb #26312fa3
+# %% ../nbs/03_optim.ipynb #1a99a6f2
 class SGD(Optimizer):
     "Stochastic gradient descent with optional momentum (heavy ball or Nesterov), dampening and weight decay."
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *, maximize=False):
@@ -147,7 +147,7 @@ def _check_non_negative(**values):
     for name, v in values.items():
         if not v >= 0: raise ValueError(f"invalid {name}: {v} (must be >= 0)")
 
-# %% ../nbs/03_optim.ipynb #15065d19
+# %% ../nbs/03_optim.ipynb #c93d5c19
 class RMSprop(Optimizer):
     "Scale each coordinate's step by a running RMS of its gradients (optionally centered, with momentum)."
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False, *,
@@ -185,7 +185,7 @@ class RMSprop(Optimizer):
             x -= lr * buf
         else: x -= lr * g / avg
 
-# %% ../nbs/03_optim.ipynb #72ae4840
+# %% ../nbs/03_optim.ipynb #042e378c
 class Adam(Optimizer):
     "Adam with bias correction; weight_decay is an L2 term added to the gradient unless decoupled (AdamW)."
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
@@ -229,7 +229,7 @@ class AdamW(Adam):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *, maximize=False):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize, decoupled_weight_decay=True)
 
-# %% ../nbs/03_optim.ipynb #f7575402
+# %% ../nbs/03_optim.ipynb #9afe35af
 class LRScheduler:
     "Base class: sets each parameter group's `lr` from `get_lr()` at every `step()` (PyTorch's protocol)."
     def __init__(self, optimizer, last_epoch=-1):
@@ -266,7 +266,7 @@ class LRScheduler:
 
     def load_state_dict(self, state_dict): self.__dict__.update(state_dict)
 
-# %% ../nbs/03_optim.ipynb #623b4374
+# %% ../nbs/03_optim.ipynb #e17349e2
 class StepLR(LRScheduler):
     "Multiply the learning rate by `gamma` every `step_size` steps."
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
@@ -317,7 +317,7 @@ class CosineAnnealingLR(LRScheduler):
         ratio = (1 + math.cos(math.pi * t / T)) / (1 + math.cos(math.pi * (t - 1) / T))
         return [ratio * (g["lr"] - lo) + lo for g in groups]
 
-# %% ../nbs/03_optim.ipynb #1f1bd532
+# %% ../nbs/03_optim.ipynb #849bbf80
 class OneCycleLR(LRScheduler):
     "Warm up to `max_lr` then anneal far below it, cycling momentum inversely (PyTorch's OneCycleLR)."
     def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None, pct_start=0.3,
@@ -393,7 +393,7 @@ def _per_group(name, value, groups):
         return list(value)
     return [value] * len(groups)
 
-# %% ../nbs/03_optim.ipynb #7e80390d
+# %% ../nbs/03_optim.ipynb #89d481c4
 class WarmupCosine:
     "Factor for LambdaLR: linear from 0 to 1 over `warmup` steps, then a cosine down to `min_factor` at `total`."
     def __init__(self, warmup, total, min_factor=0.0):
@@ -405,22 +405,12 @@ class WarmupCosine:
         progress = min(1.0, (step - self.warmup) / (self.total - self.warmup))
         return self.min_factor + (1 - self.min_factor) * (1 + math.cos(math.pi * progress)) / 2
 
-# %% ../nbs/03_optim.ipynb #7260671f
-def _submodule(name, objects, doc):
-    "A module holding `objects`, importable as `minitorch_nb.<name>` (nbdev writes one module per notebook)."
-    mod = types.ModuleType(f"minitorch_nb.{name}", doc)
-    for obj in objects:
-        setattr(mod, obj.__name__, obj)
-        if isinstance(obj, type) or callable(obj): obj.__module__ = mod.__name__
-    mod.__all__ = [obj.__name__ for obj in objects]
-    sys.modules[mod.__name__] = mod
-    return mod
+# %% ../nbs/03_optim.ipynb #f2e95fd4
+lr_scheduler = submodule("minitorch_nb.optim.lr_scheduler",
+                         [LRScheduler, StepLR, LambdaLR, CosineAnnealingLR, OneCycleLR, WarmupCosine],
+                         "Learning-rate schedulers (PyTorch's torch.optim.lr_scheduler).")
 
-lr_scheduler = _submodule("lr_scheduler", [LRScheduler, StepLR, LambdaLR, CosineAnnealingLR, OneCycleLR, WarmupCosine],
-                          "Learning-rate schedulers (PyTorch's torch.optim.lr_scheduler).")
-sys.modules[__name__ + ".lr_scheduler"] = lr_scheduler   # `from minitorch_nb.optim.lr_scheduler import StepLR` works too
-
-# %% ../nbs/03_optim.ipynb #598c79b7
+# %% ../nbs/03_optim.ipynb #69fcb4ce
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False):
     "Scale all gradients in place so that their global norm is at most `max_norm`; return the norm before."
     params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
@@ -446,7 +436,19 @@ def _total_norm(arrays, p):
     norms = [xp.sum(xp.abs(a) ** p) ** (1 / p) for a in arrays]
     return xp.sum(xp.stack(norms) ** p) ** (1 / p)
 
-# %% ../nbs/03_optim.ipynb #53250052
+# %% ../nbs/03_optim.ipynb #9e55ecbb
+def _add_to_module(module, name, value):
+    "Set `module.name = value`, refusing to replace a different attribute that an earlier chapter defined."
+    old = getattr(module, name, None)
+    if old is not None and getattr(old, "__name__", None) != value.__name__:  # same name: this cell, re-run
+        raise AttributeError(f"{module.__name__}.{name} already exists ({old!r}): a later chapter may add to "
+                             "a module, not replace what is there")
+    setattr(module, name, value)
+
+_add_to_module(nn, "utils", submodule("minitorch_nb.nn.utils", [clip_grad_norm_],
+                                      "Utilities on parameters and their gradients (PyTorch's torch.nn.utils)."))
+
+# %% ../nbs/03_optim.ipynb #1fe6c79f
 def accumulate_gradients(loss_fn, micro_batches):
     "Backward through every micro-batch so that .grad holds the whole batch's mean gradient; return its mean loss."
     micro_batches = list(micro_batches)
@@ -459,7 +461,7 @@ def accumulate_gradients(loss_fn, micro_batches):
         mean_loss += loss.item() * n / total
     return mean_loss
 
-# %% ../nbs/03_optim.ipynb #4aadfab3
+# %% ../nbs/03_optim.ipynb #28fa1385
 def optimizer_state_bytes(optimizer):
     "Bytes of per-parameter state the optimizer keeps once every parameter has been stepped."
     return sum(len(optimizer.state_names(g)) * p.numel() * p.dtype.itemsize
@@ -469,7 +471,7 @@ def held_state_bytes(optimizer):
     "Bytes of the state tensors the optimizer holds right now (0 before the first step: state is lazy)."
     return sum(v.data.nbytes for s in optimizer.state.values() for v in s.values() if isinstance(v, Tensor))
 
-# %% ../nbs/03_optim.ipynb #a94865e5
+# %% ../nbs/03_optim.ipynb #de83c64c
 from dataclasses import dataclass
 
 @dataclass
@@ -524,14 +526,16 @@ def _saved_arrays(out):
             if t is not None: found.setdefault(id(_base(t.data)), _base(t.data))
         saved_out = getattr(node, "_output", None)
         if isinstance(saved_out, tuple): found.setdefault(id(_base(saved_out[0])), _base(saved_out[0]))
+        for v in getattr(node, "__dict__", {}).values():  # arrays kept as ctx attributes (masks, indices)
+            if hasattr(v, "__array_namespace__"): found.setdefault(id(_base(v)), _base(v))
         stack.extend(node.next_functions)
     return list(found.values())
 
-# %% ../nbs/03_optim.ipynb #5bedfba1
+# %% ../nbs/03_optim.ipynb #e39a2e3c
 import json
 from .autograd import no_grad
 
-# %% ../nbs/03_optim.ipynb #325d0223
+# %% ../nbs/03_optim.ipynb #b51263c1
 class CancelBatchException(Exception): "Skip the rest of this batch."
 class CancelEpochException(Exception): "Skip the rest of this epoch."
 class CancelFitException(Exception): "Stop training."
@@ -633,12 +637,12 @@ def _set_mode(model, training):
     "model.train(mode) when the model has it (any callable works as a model)."
     if hasattr(model, "train"): model.train(training)
 
-# %% ../nbs/03_optim.ipynb #4d887883
+# %% ../nbs/03_optim.ipynb #722c9a81
 def accuracy(pred, target):
     "Fraction of rows whose largest score is at the target class."
     return float((np.asarray(pred.data).argmax(-1) == np.asarray(target.data)).mean())
 
-# %% ../nbs/03_optim.ipynb #3386e636
+# %% ../nbs/03_optim.ipynb #1776318b
 class Recorder(Callback):
     "Record the loss and learning rate of every batch, and per-epoch summaries; plot them."
     order = -10
@@ -690,7 +694,7 @@ class Recorder(Callback):
 
 def _name(metric): return getattr(metric, "__name__", type(metric).__name__)
 
-# %% ../nbs/03_optim.ipynb #e276746e
+# %% ../nbs/03_optim.ipynb #22851b54
 class ProgressCallback(Callback):
     "A fastprogress bar over epochs and batches when available; a printed table of epoch results otherwise."
     order = 10
@@ -701,7 +705,9 @@ class ProgressCallback(Callback):
         if self.bar:
             try: from fastprogress.fastprogress import master_bar
             except ImportError: master_bar = None
-            if master_bar is not None: self.mb = master_bar(range(self.learn.n_epochs))
+            if master_bar is not None:
+                self.mb = master_bar(range(self.learn.n_epochs))
+                self.mb.update(0)  # starts the bar's clock (iterating over it would do that)
         self._header_done = False
 
     def before_epoch(self):
@@ -734,7 +740,7 @@ def _len(dl):
     try: return len(dl)
     except TypeError: return 0
 
-# %% ../nbs/03_optim.ipynb #0f9607fe
+# %% ../nbs/03_optim.ipynb #466badaa
 def _global_rng_state():
     "The state of chapter 01's global generator (mt.manual_seed, dropout, init), as a JSON string."
     from minitorch_nb.tensor import _default_generator
@@ -744,25 +750,36 @@ def _set_global_rng_state(state):
     from minitorch_nb.tensor import _default_generator
     _default_generator.bit_generator.state = json.loads(state)
 
+def _loader_state(dl):
+    "The data-order state of a loader: its state_dict, else its generator's state (None if it has neither)."
+    if hasattr(dl, "state_dict"): return dl.state_dict()
+    gen = getattr(dl, "generator", None)
+    if hasattr(gen, "get_state"): return gen.get_state()                      # mt.Generator, torch-style
+    if hasattr(gen, "bit_generator"): return json.dumps(gen.bit_generator.state)  # a numpy Generator
+    return None
+
+def _set_loader_state(dl, state):
+    if hasattr(dl, "load_state_dict"): dl.load_state_dict(state)
+    elif hasattr(dl.generator, "set_state"): dl.generator.set_state(state)
+    else: dl.generator.bit_generator.state = json.loads(state)
+
 @extends(Learner)
 def save_checkpoint(self, path):
     "Write model, optimizer, scheduler, epoch, history, RNG and data-order state to `path` with mt.save."
-    from minitorch_nb.nn import save
     ckpt = {"epoch": self.epoch, "model": self.model.state_dict(), "optimizer": self.opt.state_dict(),
             "recorder": self.recorder.state_dict(), "rng": _global_rng_state()}
     if self.scheduler is not None: ckpt["scheduler"] = self.scheduler.state_dict()
-    if hasattr(self.train_dl, "state_dict"): ckpt["train_dl"] = self.train_dl.state_dict()
-    save(ckpt, path)
+    if (dl_state := _loader_state(self.train_dl)) is not None: ckpt["train_dl"] = dl_state
+    nn.save(ckpt, path)
 
 @extends(Learner)
 def load_checkpoint(self, path):
     "Restore everything `save_checkpoint` wrote; `fit` then continues where the saved run stopped."
-    from minitorch_nb.nn import load
-    ckpt = load(path)
+    ckpt = nn.load(path)
     self.model.load_state_dict(ckpt["model"])
     self.opt.load_state_dict(ckpt["optimizer"])
     if self.scheduler is not None: self.scheduler.load_state_dict(ckpt["scheduler"])
-    if "train_dl" in ckpt: self.train_dl.load_state_dict(ckpt["train_dl"])
+    if "train_dl" in ckpt: _set_loader_state(self.train_dl, ckpt["train_dl"])
     self.recorder.load_state_dict(ckpt["recorder"])
     _set_global_rng_state(ckpt["rng"])
     self.epoch = ckpt["epoch"]
@@ -780,7 +797,8 @@ class GradientClipping(Callback):
     def __init__(self, max_norm=1.0): self.max_norm = max_norm
     def after_backward(self): clip_grad_norm_(self.learn.model.parameters(), self.max_norm)
 
-# %% ../nbs/03_optim.ipynb #af7c091a
-learner = _submodule("learner", [Learner, Callback, Recorder, ProgressCallback, SaveCheckpoint, GradientClipping,
-                                 CancelBatchException, CancelEpochException, CancelFitException, accuracy],
-                     "A reusable training loop with callbacks (Learner), metrics, progress, recording and checkpoints.")
+# %% ../nbs/03_optim.ipynb #b59a07ff
+learner = submodule("minitorch_nb.learner",
+                    [Learner, Callback, Recorder, ProgressCallback, SaveCheckpoint, GradientClipping,
+                     CancelBatchException, CancelEpochException, CancelFitException, accuracy],
+                    "A reusable training loop with callbacks (Learner), metrics, progress, recording and checkpoints.")

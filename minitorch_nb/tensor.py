@@ -11,14 +11,14 @@ __all__ = ['clip', 'return_types_max', 'return_types_min', 'concat', 'zeros_like
            'chunk', 'Softmax', 'LogSoftmax', 'LogSumExp', 'softmax', 'log_softmax', 'logsumexp', 'manual_seed', 'zeros',
            'ones', 'empty', 'full', 'arange', 'linspace', 'eye', 'rand', 'randn', 'randint', 'randperm', 'full_like']
 
-# %% ../nbs/01_tensor.ipynb #2fb5eee9
+# %% ../nbs/01_tensor.ipynb #71dbbcfe
 import math
 from collections import namedtuple
 import numpy as np
 from .autograd import (Tensor, Function, namespace, extends, unbroadcast, broadcast_shapes, result_type,
                                    grad, no_grad, float32, float64, int64, bool_, _operands, _dims, _shape_args)
 
-# %% ../nbs/01_tensor.ipynb #d6944022
+# %% ../nbs/01_tensor.ipynb #ba972fa3
 class GradcheckError(RuntimeError):
     "Analytic and numerical gradients disagree."
 
@@ -94,7 +94,7 @@ def gradgradcheck(fn, *inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0):
         return tuple(g for g in gs if g is not None and g.requires_grad)
     return gradcheck(first_grads, *inputs, eps=eps, atol=atol, rtol=rtol, seed=seed)
 
-# %% ../nbs/01_tensor.ipynb #ef29b809
+# %% ../nbs/01_tensor.ipynb #3948cdeb
 def _floating(a):
     "Integer and bool inputs of a floating-point op become float32, as in PyTorch."
     return a if a.dtype.kind == "f" else a.to(float32)
@@ -157,7 +157,7 @@ class Abs(Function):
     def backward(ctx, grad):
         return grad * _constant(namespace(grad.data).astype(ctx.sign, grad.dtype))
 
-# %% ../nbs/01_tensor.ipynb #6799ef30
+# %% ../nbs/01_tensor.ipynb #08ca787e
 @extends(Tensor)
 def tanh(self):
     "Hyperbolic tangent, elementwise."
@@ -185,7 +185,7 @@ def _abs(self):
 
 Tensor.__abs__ = _abs
 
-# %% ../nbs/01_tensor.ipynb #f0008770
+# %% ../nbs/01_tensor.ipynb #7bcf4caf
 def _tie_weights(a, b, dtype):
     "How much of the gradient each side of max(a, b) gets: 1 to the larger, 1/2 each on a tie (as PyTorch)."
     xp = namespace(a)
@@ -226,7 +226,7 @@ def minimum(self, other):
     "Elementwise minimum of two tensors (broadcast); tied elements split the gradient."
     return Minimum.apply(*_operands(self, other))
 
-# %% ../nbs/01_tensor.ipynb #8ea6cdd8
+# %% ../nbs/01_tensor.ipynb #1672275b
 class Clamp(Function):
     "Clip to [lo, hi] (numbers or None); the gradient passes where lo <= x <= hi."
     @staticmethod
@@ -253,7 +253,7 @@ def clamp(self, min=None, max=None):
 
 clip = clamp
 
-# %% ../nbs/01_tensor.ipynb #2c526d8b
+# %% ../nbs/01_tensor.ipynb #0df78b14
 def _kept_shape(shape, dims):
     "The shape a reduction over `dims` leaves with keepdim=True."
     return tuple(1 if i in dims else n for i, n in enumerate(shape))
@@ -335,7 +335,7 @@ def _arg_extremum(x, dim, keepdim, largest):
     d, = _dims(dim, x.ndim) or (0,)
     return _result(find(x.data if x.ndim else xp.reshape(x.data, (1,)), axis=d, keepdims=keepdim and x.ndim > 0))
 
-# %% ../nbs/01_tensor.ipynb #e5e40b04
+# %% ../nbs/01_tensor.ipynb #2fe60fee
 @extends(Tensor)
 def var(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
     "Variance over `dim`: sum of squared deviations / (N - correction); correction=1 (unbiased) by default."
@@ -351,7 +351,7 @@ def std(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
     "Standard deviation: the square root of `var` (same arguments)."
     return self.var(dim, unbiased, keepdim, correction=correction).sqrt()
 
-# %% ../nbs/01_tensor.ipynb #fcd1a91c
+# %% ../nbs/01_tensor.ipynb #6f356342
 import operator
 
 def _comparison(op):
@@ -397,7 +397,7 @@ def _all(self, dim=None, keepdim=False):
     "True where every element (along `dim`) is nonzero."
     return _result(namespace(self.data).all(self.data, axis=_dims(dim, self.ndim), keepdims=keepdim))
 
-# %% ../nbs/01_tensor.ipynb #764da496
+# %% ../nbs/01_tensor.ipynb #03317be0
 class Where(Function):
     "Pick from `a` where `cond` holds, else from `b`; each side's gradient is masked the same way."
     @staticmethod
@@ -427,7 +427,7 @@ def masked_fill(self, mask, value):
     "A copy with `value` where `mask` is True (gradient flows to the other elements)."
     return where(mask, Tensor._make(namespace(self.data).asarray(value, dtype=self.dtype)), self)
 
-# %% ../nbs/01_tensor.ipynb #378976eb
+# %% ../nbs/01_tensor.ipynb #923d3742
 class View(Function):
     "The same storage seen with another shape; refuses (like PyTorch) when the strides don't allow it."
     @staticmethod
@@ -482,7 +482,7 @@ def broadcast_to(self, *shape):
     "Broadcast to `shape` without copying (the same as `expand`)."
     return self.expand(*_shape_args(shape))
 
-# %% ../nbs/01_tensor.ipynb #75272c30
+# %% ../nbs/01_tensor.ipynb #2b88d5f4
 class Cat(Function):
     @staticmethod
     def forward(ctx, *tensors, dim):
@@ -531,7 +531,7 @@ def stack(tensors, dim=0):
 
 concat = cat
 
-# %% ../nbs/01_tensor.ipynb #349a07fe
+# %% ../nbs/01_tensor.ipynb #136d4585
 class Clone(Function):
     @staticmethod
     def forward(ctx, a): return namespace(a.data).asarray(a.data, copy=True)
@@ -579,7 +579,7 @@ def chunk(self, chunks, dim=0):
     "Split into `chunks` pieces of (nearly) equal size along `dim`."
     return self.split(-(-self.shape[_dims(dim, self.ndim)[0]] // chunks), dim)
 
-# %% ../nbs/01_tensor.ipynb #72953db6
+# %% ../nbs/01_tensor.ipynb #1780ecce
 class Softmax(Function):
     @staticmethod
     def forward(ctx, a, dim):
@@ -640,7 +640,7 @@ def logsumexp(self, dim, keepdim=False):
     "log(sum(exp(x))) over `dim`, stable for large |x|."
     return LogSumExp.apply(_floating(self), _dims(dim, self.ndim), keepdim)
 
-# %% ../nbs/01_tensor.ipynb #df1898ae
+# %% ../nbs/01_tensor.ipynb #888ff358
 _default_generator = np.random.default_rng(0)
 
 def manual_seed(seed):

@@ -234,3 +234,103 @@ def test_optimizer_state_bytes():
     assert mt.optim.held_state_bytes(adam) == 800_000
     assert optimizer_state_bytes(Adam(ps, amsgrad=True)) == 1_200_000
     assert optimizer_state_bytes(RMSprop(ps, momentum=0.1, centered=True)) == 1_200_000
+
+# ------------------------------------------------------------------ mt.nn.utils (added to chapter 02's nn by chapter 03)
+
+@pytest.mark.parametrize("norm_type,max_norm", [(2.0, 0.5), (math.inf, 0.05), (2.0, 1e3)])
+def test_nn_utils_clip_grad_norm_on_a_model_matches_torch(norm_type, max_norm):
+    from minitorch_nb.nn.utils import clip_grad_norm_ as clip
+    assert clip is mt.nn.utils.clip_grad_norm_
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal((16, 5)).astype(np.float32), rng.integers(0, 3, 16)
+    model = mt.nn.Sequential(mt.nn.Linear(5, 7), mt.nn.Tanh(), mt.nn.Linear(7, 3))
+    tmodel = torch.nn.Sequential(torch.nn.Linear(5, 7), torch.nn.Tanh(), torch.nn.Linear(7, 3))
+    with torch.no_grad():
+        for p, q in zip(model.parameters(), tmodel.parameters()): q.copy_(torch.tensor(p.data))
+    mt.nn.CrossEntropyLoss()(model(mt.tensor(x)), mt.tensor(y)).backward()
+    torch.nn.CrossEntropyLoss()(tmodel(torch.tensor(x)), torch.tensor(y)).backward()
+    n_ours = mt.nn.utils.clip_grad_norm_(model.parameters(), max_norm, norm_type)
+    n_theirs = torch.nn.utils.clip_grad_norm_(tmodel.parameters(), max_norm, norm_type)
+    np.testing.assert_allclose(n_ours.item(), n_theirs.item(), rtol=1e-5)
+    for p, q in zip(model.parameters(), tmodel.parameters()):
+        np.testing.assert_allclose(p.grad.data, q.grad.numpy(), rtol=1e-5, atol=1e-7)
+
+def test_nn_utils_is_added_not_replaced():
+    from minitorch_nb.optim import _add_to_module
+    import types
+    with pytest.raises(AttributeError, match="already exists"):
+        _add_to_module(mt.nn, "Linear", types.ModuleType("minitorch_nb.nn.Linear"))
+    assert mt.nn.Linear.__name__ == "Linear"
+    assert "minitorch_nb.nn.utils" in __import__("sys").modules
+
+# ------------------------------------------------------------------ checkpoint and resume, bit for bit
+
+def _spiral_run(seed):
+    "A Learner on a shuffling DataLoader with its own generator, a dropout MLP, AdamW and a StepLR schedule."
+    from minitorch_nb.data import TensorDataset, DataLoader
+    from minitorch_nb.learner import Learner, accuracy
+    rng = np.random.default_rng(0)                       # the data themselves do not depend on `seed`
+    x = rng.standard_normal((120, 4)).astype(np.float32)
+    y = (x[:, 0] * x[:, 1] > 0).astype(np.int64) + (x[:, 2] > 0.5)
+    mt.manual_seed(seed)
+    model = mt.nn.Sequential(mt.nn.Linear(4, 32), mt.nn.ReLU(), mt.nn.Dropout(0.2), mt.nn.Linear(32, 3))
+    opt = AdamW(model.parameters(), lr=0.01, weight_decay=0.01)
+    sched = S.StepLR(opt, step_size=7, gamma=0.5)
+    train_dl = DataLoader(TensorDataset(mt.tensor(x[:96]), mt.tensor(y[:96])), batch_size=16, shuffle=True,
+                          generator=mt.Generator().manual_seed(seed))
+    valid_dl = DataLoader(TensorDataset(mt.tensor(x[96:]), mt.tensor(y[96:])), batch_size=24)
+    return Learner(model, mt.nn.CrossEntropyLoss(), opt, train_dl, valid_dl, scheduler=sched, metrics=[accuracy],
+                   progress=False, verbose=False)
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_checkpoint_resume_is_bit_identical(tmp_path, k):
+    n = 5
+    straight = _spiral_run(seed=0).fit(n)
+    part = _spiral_run(seed=0).fit(k)
+    part.save_checkpoint(tmp_path / "ckpt")
+    resumed = _spiral_run(seed=77)             # everything fresh, from another seed
+    assert not np.array_equal(resumed.model[0].weight.data, part.model[0].weight.data)
+    resumed.load_checkpoint(tmp_path / "ckpt").fit(n - k)
+    assert resumed.epoch == straight.epoch == n
+    assert resumed.recorder.losses == straight.recorder.losses           # exact float equality, every batch
+    assert resumed.recorder.epochs == straight.recorder.epochs
+    assert resumed.recorder.lrs == straight.recorder.lrs
+    for (name, a), b in zip(straight.model.named_parameters(), resumed.model.parameters()):
+        assert np.array_equal(a.data, b.data), name
+    for a, b in zip(straight.opt.state.values(), resumed.opt.state.values()):
+        for key in a: assert np.array_equal(np.asarray(a[key].data if hasattr(a[key], "data") else a[key]),
+                                            np.asarray(b[key].data if hasattr(b[key], "data") else b[key])), key
+    # the data order was part of it: without restoring the loader's generator the run differs
+    other = _spiral_run(seed=0).fit(k)
+    other.save_checkpoint(tmp_path / "ckpt2")
+    broken = _spiral_run(seed=77).load_checkpoint(tmp_path / "ckpt2")
+    broken.train_dl.generator.manual_seed(5)
+    broken.fit(n - k)
+    assert broken.recorder.losses != straight.recorder.losses
+
+# ------------------------------------------------------------------ memory estimate against tracemalloc
+
+def test_memory_estimate_matches_tracemalloc():
+    import tracemalloc
+    from minitorch_nb.optim import memory_estimate
+    rng = np.random.default_rng(0)
+    xb, yb = mt.tensor(rng.standard_normal((64, 300)).astype(np.float32)), mt.tensor(rng.integers(0, 10, 64))
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        model = mt.nn.Sequential(mt.nn.Linear(300, 128), mt.nn.ReLU(), mt.nn.Linear(128, 10))
+        opt = Adam(model.parameters())
+        mt.nn.CrossEntropyLoss()(model(xb), yb).backward(); opt.step()
+        held = tracemalloc.get_traced_memory()[0] - start
+        before = tracemalloc.get_traced_memory()[0]
+        out = model(xb)
+        act = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    est = memory_estimate(model, opt, xb)
+    n_params = 300 * 128 + 128 + 128 * 10 + 10
+    assert est.weights == est.gradients == 4 * n_params and est.optimizer_state == 8 * n_params
+    assert est.activations == 64 * 128 * 4 + 64 * 128      # the hidden activation (float32) + ReLU's bool mask
+    params_state = est.weights + est.gradients + est.optimizer_state
+    assert params_state <= held <= params_state + 16_384      # + Python objects (wrappers, dicts)
+    assert 0 <= act - est.activations - out.data.nbytes < 4096

@@ -1,0 +1,12 @@
+"Chapter 06: the CUDA kernels, run in Numba's CUDA simulator in a child process (the variable must be set before Numba loads)."
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+def test_cuda_kernels_under_the_simulator():
+    script = Path(__file__).with_name("cuda_sim_checks.py")
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(script.parent))
+    result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "7 simulator checks passed" in result.stdout, result.stdout
