@@ -7,19 +7,19 @@ __all__ = ['cpu_position_of', 'CHUNK', 'inline', 'inline_identity', 'negative_',
            'sqrt_', 'square_', 'sign_', 'not_', 'isnan_', 'expm1_', 'log1p_', 'floor_', 'ceil_', 'add_', 'sub_', 'mul_',
            'div_', 'pow_', 'eq_', 'ne_', 'lt_', 'le_', 'gt_', 'ge_', 'and_', 'or_', 'maximum_', 'minimum_', 'PAR',
            'MAP_KERNELS', 'ZIP_KERNELS', 'max_fold', 'min_fold', 'any_fold', 'all_fold', 'REDUCE_KERNELS', 'TILE_I',
-           'TILE_K', 'TILE_J', 'SUPPORTED', 'cpu_backend', 'gpu_position_of', 'THREADS', 'TILE', 'GPU_MAP_OPS',
-           'GPU_ZIP_OPS', 'GPU_REDUCE_OPS', 'cuda', 'backend_cuda', 'position_of', 'coalesce', 'split_rows', 'map_loop',
-           'zip_loop', 'negative_kernel', 'abs_kernel', 'exp_kernel', 'log_kernel', 'sin_kernel', 'cos_kernel',
-           'tanh_kernel', 'sqrt_kernel', 'square_kernel', 'sign_kernel', 'logical_not_kernel', 'isnan_kernel',
-           'expm1_kernel', 'log1p_kernel', 'floor_kernel', 'ceil_kernel', 'add_kernel', 'subtract_kernel',
-           'multiply_kernel', 'divide_kernel', 'power_kernel', 'maximum_kernel', 'minimum_kernel', 'equal_kernel',
-           'not_equal_kernel', 'less_kernel', 'less_equal_kernel', 'greater_kernel', 'greater_equal_kernel',
-           'logical_and_kernel', 'logical_or_kernel', 'where_kernel', 'copy_kernel', 'take_kernel', 'put_kernel',
-           'reduce_loop', 'sum_kernel', 'prod_kernel', 'max_kernel', 'min_kernel', 'any_kernel', 'all_kernel',
-           'arg_reduce_kernel', 'matmul_strided_kernel', 'matmul_tiled_kernel', 'CpuBackend', 'blocks_for',
-           'gpu_map_kernel', 'gpu_zip_kernel', 'gpu_where_kernel', 'gpu_copy_kernel', 'gpu_fill_kernel',
-           'gpu_take_kernel', 'gpu_put_kernel', 'gpu_reduce_kernel', 'gpu_arg_reduce_kernel', 'gpu_matmul_naive',
-           'gpu_matmul_tiled', 'CudaBackend', 'CudaAPI']
+           'TILE_K', 'TILE_J', 'SUPPORTED', 'PARALLEL_MIN', 'cpu_backend', 'gpu_position_of', 'THREADS', 'TILE',
+           'GPU_MAP_OPS', 'GPU_ZIP_OPS', 'GPU_REDUCE_OPS', 'cuda', 'backend_cuda', 'position_of', 'coalesce',
+           'split_rows', 'map_loop', 'zip_loop', 'negative_kernel', 'abs_kernel', 'exp_kernel', 'log_kernel',
+           'sin_kernel', 'cos_kernel', 'tanh_kernel', 'sqrt_kernel', 'square_kernel', 'sign_kernel',
+           'logical_not_kernel', 'isnan_kernel', 'expm1_kernel', 'log1p_kernel', 'floor_kernel', 'ceil_kernel',
+           'add_kernel', 'subtract_kernel', 'multiply_kernel', 'divide_kernel', 'power_kernel', 'maximum_kernel',
+           'minimum_kernel', 'equal_kernel', 'not_equal_kernel', 'less_kernel', 'less_equal_kernel', 'greater_kernel',
+           'greater_equal_kernel', 'logical_and_kernel', 'logical_or_kernel', 'where_kernel', 'copy_kernel',
+           'take_kernel', 'put_kernel', 'reduce_loop', 'sum_kernel', 'prod_kernel', 'max_kernel', 'min_kernel',
+           'any_kernel', 'all_kernel', 'arg_reduce_kernel', 'matmul_strided_kernel', 'matmul_tiled_kernel', 'host_view',
+           'CpuBackend', 'blocks_for', 'gpu_map_kernel', 'gpu_zip_kernel', 'gpu_where_kernel', 'gpu_copy_kernel',
+           'gpu_fill_kernel', 'gpu_take_kernel', 'gpu_put_kernel', 'gpu_reduce_kernel', 'gpu_arg_reduce_kernel',
+           'gpu_matmul_naive', 'gpu_matmul_tiled', 'CudaBackend', 'CudaAPI']
 
 # %% ../nbs/06_kernels.ipynb #60c26020
 import os
@@ -27,7 +27,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # idle Numba threads sleep 
 import numpy as np
 from numba import njit, prange
 from .autograd import register_device
-from .ndarray import NumpyBackend, register_backend, from_numpy, as_numpy_view
+from .ndarray import NumpyBackend, register_backend, from_numpy, as_numpy_view, UNARY, BINARY, REDUCE
 
 # %% ../nbs/06_kernels.ipynb #a4adc8aa
 def position_of(ordinal, shape, strides, offset, ndim):
@@ -265,12 +265,20 @@ def reduce_loop(fn, out, o_str, o_off, a, a_str, a_off, shape, n, step, chunk):
             hi = min(lo + chunk, inner)
             po = cpu_position_of(row, shape, o_str, o_off, nd - 1)
             pa = cpu_position_of(row, shape, a_str, a_off, nd - 1)
-            for k in range(n):
-                pk = pa + k * step
-                if so == 1 and sa == 1:
-                    o, x = out[po + lo:po + hi], a[pk + lo:pk + hi]
-                    for j in range(hi - lo): o[j] = fn(o[j], x[j])
-                else:
+            if so == 1 and sa == 1:
+                o, w, k = out[po + lo:po + hi], hi - lo, 0
+                while k + 4 <= n:  # four input rows per pass: the outputs are loaded and stored 4x less often
+                    p0 = pa + k * step + lo
+                    x0, x1 = a[p0:p0 + w], a[p0 + step:p0 + step + w]
+                    x2, x3 = a[p0 + 2 * step:p0 + 2 * step + w], a[p0 + 3 * step:p0 + 3 * step + w]
+                    for j in range(w): o[j] = fn(fn(fn(fn(o[j], x0[j]), x1[j]), x2[j]), x3[j])
+                    k += 4
+                for r in range(k, n):
+                    x = a[pa + r * step + lo:pa + r * step + hi]
+                    for j in range(w): o[j] = fn(o[j], x[j])
+            else:
+                for k in range(n):
+                    pk = pa + k * step
                     for j in range(lo, hi): out[po + j * so] = fn(out[po + j * so], a[pk + j * sa])
 
 max_fold = inline(lambda acc, v: v if (v > acc or v != v) and acc == acc else acc)  # NaN wins, as in numpy
@@ -326,12 +334,13 @@ def matmul_strided_kernel(out, o_str, o_off, a, a_str, a_off, b, b_str, b_off, b
             pbt = pb + t * b_str[nb]
             for j in range(n): out[po + j * o_str[nb + 1]] += av * b[pbt + j * b_str[nb + 1]]
 
-TILE_I, TILE_K, TILE_J = 64, 256, 512
+TILE_I, TILE_K, TILE_J = 64, 128, 256  # a 128 x 256 float32 block of b is 128 KB: it stays in L2
 
 @njit(parallel=True, cache=True, fastmath={"contract"})
 def matmul_tiled_kernel(out, a, b):
     """The teaching tiled GEMM for 2-D contiguous arrays: each parallel task owns a block of TILE_I rows of out
-    and sweeps (TILE_K x TILE_J) blocks of b, which stay in cache while every row of the block uses them."""
+    and sweeps (TILE_K x TILE_J) blocks of b, which stay in cache while every row of the block uses them;
+    rows go four at a time, so each element of b loaded feeds four multiply-adds."""
     m, k = a.shape
     n = b.shape[1]
     for it in prange((m + TILE_I - 1) // TILE_I):
@@ -342,11 +351,21 @@ def matmul_tiled_kernel(out, a, b):
             k1 = min(k0 + TILE_K, k)
             for j0 in range(0, n, TILE_J):
                 j1 = min(j0 + TILE_J, n)
-                for i in range(i0, i1):
-                    row = out[i, j0:j1]  # slices that start at 0: no negative-index checks, so the loop vectorises
+                w, i = j1 - j0, i0
+                while i + 4 <= i1:
+                    # slices that start at 0: no negative-index checks, so the j loop vectorises
+                    r0, r1, r2, r3 = out[i, j0:j1], out[i + 1, j0:j1], out[i + 2, j0:j1], out[i + 3, j0:j1]
+                    for t in range(k0, k1):
+                        a0, a1, a2, a3, b_row = a[i, t], a[i + 1, t], a[i + 2, t], a[i + 3, t], b[t, j0:j1]
+                        for j in range(w):
+                            bj = b_row[j]
+                            r0[j] += a0 * bj; r1[j] += a1 * bj; r2[j] += a2 * bj; r3[j] += a3 * bj
+                    i += 4
+                for i in range(i, i1):  # the last rows when TILE_I rows don't divide m
+                    row = out[i, j0:j1]
                     for t in range(k0, k1):
                         ait, b_row = a[i, t], b[t, j0:j1]
-                        for j in range(j1 - j0): row[j] += ait * b_row[j]
+                        for j in range(w): row[j] += ait * b_row[j]
 
 # %% ../nbs/06_kernels.ipynb #1babf727
 SUPPORTED = {np.dtype(t) for t in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -356,22 +375,38 @@ def _layout(*arrays):
     "Coalesced (shape, strides...) of NDArrays of one shape, as the kernels take them."
     return coalesce(arrays[0].shape, *(x.strides for x in arrays))
 
+PARALLEL_MIN = 1 << 16  # below this many elements, starting the threads costs more than the work
+
+def host_view(x):
+    "A numpy array over x's buffer: a cheap reshape when x is contiguous, chapter 05's strided view otherwise."
+    if x.is_contiguous(): return x.buffer[x.offset:x.offset + x.size].reshape(x.shape)
+    return as_numpy_view(x)
+
 class CpuBackend(NumpyBackend):
     """Host memory (like chapter 05's backends), Numba kernels. Each method picks the fastest correct path:
-    BLAS for float matmul, Numba's parallel kernels for the rest. Ops without a Numba kernel here (rare ones
-    such as arctan2 or bitwise ops) and dtypes Numba can't handle (float16, complex) use the numpy
-    implementation inherited from chapter 05's NumpyBackend."""
+    BLAS for float matmul; numpy's loops for small arrays and for elementwise ops on contiguous float arrays;
+    Numba's parallel kernels for the rest (strided and broadcast layouts, integers, bools, big reductions).
+    Ops without a Numba kernel here (rare ones such as arctan2 or bitwise ops) and dtypes Numba can't handle
+    (float16, complex) use the numpy implementation inherited from chapter 05's NumpyBackend."""
     name = "numba cpu"
-    def __init__(self, matmul="blas"):
+    def __init__(self, matmul="blas", fast_paths=True):
         super().__init__()
         self.matmul_path = matmul  # "blas" (default, fastest), "tiled" (the teaching kernel) or "strided"
+        self.fast_paths = fast_paths  # False: every supported op runs a Numba kernel, whatever its size (tests)
 
     def _numba_ok(self, *arrays): return all(x.dtype in SUPPORTED for x in arrays)
+    def _small(self, x): return self.fast_paths and x.size < PARALLEL_MIN
+    def _numpy_elementwise(self, out, *arrays):
+        "Small arrays, or float arrays that are contiguous or one repeated value: numpy's SIMD loops win there."
+        if not self.fast_paths: return False
+        return out.size < PARALLEL_MIN or all(x.dtype.kind == "f" and (x.is_contiguous() or not any(x.strides))
+                                              for x in (out, *arrays))
 
     def map(self, name, out, a):
         if name == "invert" and a.dtype == np.bool_: name = "logical_not"  # ~ on bools is logical not
         kernel = MAP_KERNELS.get(name)
         if kernel is None or not self._numba_ok(out, a) or out.size == 0: return super().map(name, out, a)
+        if self._numpy_elementwise(out, a): return UNARY[name](host_view(a), out=host_view(out))
         shape, so, sa = _layout(out, a)
         kernel(out.buffer, so, out.offset, a.buffer, sa, a.offset, shape)
 
@@ -381,22 +416,24 @@ class CpuBackend(NumpyBackend):
             if exponent in (0.5, 2.0): return self.map("sqrt" if exponent == 0.5 else "square", out, a)
         kernel = ZIP_KERNELS.get(name)
         if kernel is None or not self._numba_ok(out, a, b) or out.size == 0: return super().zip(name, out, a, b)
+        if self._numpy_elementwise(out, a, b): return BINARY[name](host_view(a), host_view(b), out=host_view(out))
         shape, so, sa, sb = _layout(out, a, b)
         kernel(out.buffer, so, out.offset, a.buffer, sa, a.offset, b.buffer, sb, b.offset, shape)
 
     def where(self, out, cond, a, b):
-        if not self._numba_ok(out, cond, a, b) or out.size == 0: return super().where(out, cond, a, b)
+        if not self._numba_ok(out, cond, a, b) or out.size == 0 or self._small(out): return super().where(out, cond, a, b)
         shape, so, sc, sa, sb = _layout(out, cond, a, b)
         where_kernel(out.buffer, so, out.offset, cond.buffer, sc, cond.offset, a.buffer, sa, a.offset,
                      b.buffer, sb, b.offset, shape)
 
     def copy(self, out, a):
         if not self._numba_ok(out, a) or out.size == 0: return super().copy(out, a)
+        if self._numpy_elementwise(out, a): return np.copyto(host_view(out), host_view(a), casting="unsafe")
         shape, so, sa = _layout(out, a)
         copy_kernel(out.buffer, so, out.offset, a.buffer, sa, a.offset, shape)
 
     def take(self, out, a, pos):
-        if not self._numba_ok(out, a) or out.size == 0: return super().take(out, a, pos)
+        if not self._numba_ok(out, a) or out.size == 0 or self._small(out): return super().take(out, a, pos)
         take_kernel(out.buffer, out.offset, a.buffer, np.ascontiguousarray(pos, np.int64).reshape(-1))
 
     def put(self, a, pos, values, accumulate=False):
@@ -413,12 +450,15 @@ class CpuBackend(NumpyBackend):
 
     def reduce(self, name, out, a, dim):
         if name not in REDUCE_KERNELS or not self._numba_ok(out, a) or a.size == 0: return super().reduce(name, out, a, dim)
+        if self._small(a):
+            ufunc, o = REDUCE[name][0], host_view(out)
+            return ufunc(o, ufunc.reduce(host_view(a), axis=dim, keepdims=True), out=o)
         shape, so, sa, n, step = self._reduce_layout(out, a, dim)
         chunk = max(256, -(-int(shape[-1]) // 8))  # at least 8 tasks along a row, for the row-update order
         REDUCE_KERNELS[name](out.buffer, so, out.offset, a.buffer, sa, a.offset, shape, n, step, chunk)
 
     def arg_reduce(self, name, out, a, dim):
-        if not self._numba_ok(a) or a.size == 0: return super().arg_reduce(name, out, a, dim)
+        if not self._numba_ok(a) or a.size == 0 or self._small(a): return super().arg_reduce(name, out, a, dim)
         shape, so, sa, n, step = self._reduce_layout(out, a, dim)
         arg_reduce_kernel(name == "argmax", out.buffer, so, out.offset, a.buffer, sa, a.offset, shape, n, step)
 

@@ -12,6 +12,30 @@ from oracle import assert_close
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.fixture(autouse=True)
+def numba_kernels_only():
+    "Switch off the backend's numpy fast paths, so that every op below runs its Numba kernel whatever its size."
+    bc.cpu_backend.fast_paths = False
+    yield
+    bc.cpu_backend.fast_paths = True
+
+
+@pytest.mark.parametrize("fast_paths", [True, False])
+def test_fast_paths_and_kernels_agree_over_parallel_min(fast_paths, rng):
+    bc.cpu_backend.fast_paths = fast_paths
+    a = rng.standard_normal((300, 256)).astype(np.float32)  # 76800 elements: over PARALLEL_MIN
+    assert a.size >= bc.PARALLEL_MIN
+    x = nd.array(a, device="cpu")
+    xp = x.__array_namespace__()
+    np.testing.assert_allclose((x + 1.5).to_numpy(), a + 1.5, rtol=1e-6)
+    np.testing.assert_allclose((x.T * x.T).to_numpy(), a.T * a.T, rtol=1e-6)
+    np.testing.assert_allclose(xp.exp(x).to_numpy(), np.exp(a), rtol=1e-6)
+    np.testing.assert_allclose(xp.sum(x, axis=0).to_numpy(), a.sum(0), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(xp.sum(x, axis=1).to_numpy(), a.sum(1), rtol=1e-4, atol=1e-4)
+    np.testing.assert_array_equal(xp.max(x[::-1], axis=0).to_numpy(), a[::-1].max(0))
+    np.testing.assert_array_equal(x.T.compact().to_numpy(), a.T)
+
+
 def strided_pair(rng, data, dtype=np.float32):
     "A random numpy array and the same values as an NDArray on 'cpu', both seen through the same random view."
     shape = tuple(data.draw(st.lists(st.integers(1, 5), min_size=1, max_size=3)))
