@@ -13,23 +13,22 @@ snapshot() {  # content hashes of the sources nbdev writes, new files included
 
 step() { printf '\n== %s\n' "$*"; }
 
+unchanged_by() {  # run a command; fail, showing what changed, if it changed the sources
+  local hint=$1; shift
+  local before; before=$(snapshot)
+  "$@"
+  if [ "$before" != "$(snapshot)" ]; then
+    echo "$* changed the sources: $hint"
+    diff <(echo "$before") <(snapshot) || true
+    exit 1
+  fi
+}
+
 step "notebooks and package in sync (nbdev_export changes nothing)"
-before=$(snapshot)
-$BIN/nbdev_export
-if [ "$before" != "$(snapshot)" ]; then
-  echo "nbdev_export changed the package: export the notebooks and commit the result"
-  diff <(echo "$before") <(snapshot) || true
-  exit 1
-fi
+unchanged_by "export the notebooks and commit the result" $BIN/nbdev_export
 
 step "notebooks clean (nbdev_clean changes nothing)"
-before=$(snapshot)
-$BIN/nbdev_clean
-if [ "$before" != "$(snapshot)" ]; then
-  echo "nbdev_clean changed notebooks: run nbdev_clean and commit the result"
-  diff <(echo "$before") <(snapshot) || true
-  exit 1
-fi
+unchanged_by "run nbdev_clean and commit the result" $BIN/nbdev_clean
 
 step "the package imports in a fresh interpreter"
 $BIN/python -c "import minitorch_nb as mt; print('minitorch_nb', mt.__version__)"
