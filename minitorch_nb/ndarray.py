@@ -9,7 +9,7 @@ __all__ = ['UNARY', 'BINARY', 'REDUCE', 'BACKENDS', 'DEFAULT_DEVICE', 'Layout', 
            'get_backend', 'count_allocations', 'AllocationStats', 'NDArray', 'empty', 'from_numpy', 'array', 'copy',
            'compact', 'astype', 'to_numpy', 'item', 'tolist', 'as_strided', 'permute_dims', 'permute', 'swapaxes',
            'broadcast_to', 'shares_memory', 'view_strides', 'reshape', 'view', 'flip', 'squeeze', 'expand_dims',
-           'elementwise', 'reduce', 'arg_reduce', 'full', 'ArrayNamespace', 'namespace_for', 'element_strides',
+           'elementwise', 'full', 'reduce', 'arg_reduce', 'ArrayNamespace', 'namespace_for', 'element_strides',
            'numpy_storage', 'stride', 'storage_offset', 'is_contiguous', 'Contiguous', 'contiguous', 'AsStrided',
            'ScatterGather']
 
@@ -213,7 +213,7 @@ class Backend:
 def as_numpy_view(x):
     "A numpy array over x's host buffer with x's shape, strides and offset: no copy, writes go through."
     item = x.buffer.itemsize
-    return np.lib.stride_tricks.as_strided(x.buffer[x.offset:], x.shape, [s * item for s in x.strides])
+    return np.ndarray(x.shape, x.dtype, buffer=x.buffer, offset=x.offset * item, strides=[s * item for s in x.strides])
 
 def _blas_ready(x):
     "BLAS reads a matrix along rows or along columns (a transpose is a flag), not with other steps: compact those."
@@ -286,8 +286,8 @@ class NDArray:
 
     def __init__(self, buffer, shape, strides=None, offset=0, device=DEFAULT_DEVICE, base=None):
         self.buffer, self.device, self.base = buffer, device, base
-        self.shape, self.offset = tuple(int(n) for n in shape), int(offset)
-        self.strides = strides_for(self.shape) if strides is None else tuple(int(s) for s in strides)
+        self.shape, self.offset = tuple(map(int, shape)), int(offset)
+        self.strides = strides_for(self.shape) if strides is None else tuple(map(int, strides))
         if len(self.strides) != len(self.shape):
             raise ValueError(f"shape {list(self.shape)} and strides {list(self.strides)} have different lengths")
 
@@ -635,10 +635,16 @@ def expand_dims(self, axis):
 # %% ../nbs/05_strides.ipynb #4888836c
 def _promote(a, b):
     "Two NDArrays on one device with numpy's common dtype; Python numbers don't upcast arrays (NEP 50)."
+    if isinstance(a, NDArray) and isinstance(b, NDArray) and a.dtype == b.dtype and a.device == b.device:
+        return a, b  # nothing to convert
     like = a if isinstance(a, NDArray) else b
     a, b = (np.asarray(x) if isinstance(x, (list, tuple)) else x for x in (a, b))
     dtype = np.result_type(*(x.dtype if isinstance(x, NDArray) else x for x in (a, b)))
     return tuple(_operand(x, like, dtype).astype(dtype, copy=False) for x in (a, b))
+
+def _broadcast(x, shape):
+    "x viewed with `shape` (x itself when it already has that shape)."
+    return x if x.shape == shape else x.broadcast_to(shape)
 
 def elementwise(name, a, b=None):
     "Apply numpy ufunc `name` to one array, or to two with broadcasting, through the device's kernels."
@@ -647,9 +653,9 @@ def elementwise(name, a, b=None):
         a.backend.map(name, out, a)
         return out
     a, b = _promote(a, b)
-    shape = broadcast_shapes(a.shape, b.shape)
+    shape = a.shape if a.shape == b.shape else broadcast_shapes(a.shape, b.shape)
     out = empty(shape, _ufunc_dtype(name, a.dtype, b.dtype), a.device)
-    a.backend.zip(name, out, a.broadcast_to(shape), b.broadcast_to(shape))
+    a.backend.zip(name, out, _broadcast(a, shape), _broadcast(b, shape))
     return out
 
 # %% ../nbs/05_strides.ipynb #34f873fc
@@ -673,7 +679,13 @@ NDArray.__hash__ = None
 
 def _inplace(name):
     def iop(self, other):
-        new = elementwise(name, self, other)
+        a, b = _promote(self, other)
+        if (a is self and b.buffer is not self.buffer and _ufunc_dtype(name, a.dtype, b.dtype) == self.dtype
+                and broadcast_shapes(self.shape, b.shape) == self.shape):
+            _check_writable(self)  # the common case (p -= lr * g): the kernel writes straight into self
+            self.backend.zip(name, self, self, _broadcast(b, self.shape))
+            return self
+        new = elementwise(name, self, other)  # other cases (casts, overlapping operands): a new array, copied in
         if not np.can_cast(new.dtype, self.dtype, "same_kind"):
             raise TypeError(f"in-place {name}: the result dtype {new.dtype} can't be stored in a {self.dtype} array")
         self[...] = new
@@ -706,6 +718,14 @@ def __matmul__(self, other):
 def __rmatmul__(self, other): return _operand(other, self) @ self
 
 # %% ../nbs/05_strides.ipynb #725f3a88
+def full(shape, fill_value, dtype=None, device=DEFAULT_DEVICE):
+    "A new array of `shape` filled with `fill_value`."
+    dtype = np.asarray(fill_value).dtype if dtype is None else np.dtype(dtype)
+    out = empty(shape, dtype, device)
+    out.backend.fill(out, np.asarray(fill_value, dtype)[()])
+    return out
+
+@functools.lru_cache(maxsize=None)
 def _reduce_dtype(name, dtype):
     if name in ("any", "all"): return np.dtype(bool)
     if name in ("sum", "prod"): return getattr(np, name)(np.ones(1, dtype)).dtype  # small ints widen, as in numpy
@@ -718,14 +738,14 @@ def reduce(self, name, axis=None, keepdims=False):
     x = self.astype(_reduce_dtype(name, self.dtype), copy=False)
     for d in axes:
         n, kept = x.shape[d], x.shape[:d] + (1,) + x.shape[d + 1:]
-        if n == 0:
-            if identity is None:
-                raise ValueError(f"{name}: can't reduce an empty dimension ({d} of shape {list(self.shape)}): no identity")
-            x = full(kept, identity, x.dtype, x.device)
-            continue
-        first = x[(slice(None),) * d + (slice(0, 1),)]
-        out = first.copy()  # start value: the first element along d; the kernel folds in the rest
-        if n > 1: x.backend.reduce(name, out, x[(slice(None),) * d + (slice(1, None),)], d)
+        if identity is not None:  # start at the identity; the kernel folds in all n slices, reading x in place
+            out = full(kept, identity, x.dtype, x.device)
+            if n: x.backend.reduce(name, out, x, d)
+        elif n == 0:
+            raise ValueError(f"{name}: can't reduce an empty dimension ({d} of shape {list(self.shape)}): no identity")
+        else:  # max, min: start at a copy of the first slice along d, fold in the rest
+            out = x[(slice(None),) * d + (slice(0, 1),)].copy()
+            if n > 1: x.backend.reduce(name, out, x[(slice(None),) * d + (slice(1, None),)], d)
         x = out
     return x if keepdims else x.squeeze(axes)
 
@@ -742,13 +762,6 @@ def arg_reduce(self, name, axis=None, keepdims=False):
     return out if keepdims else out.squeeze(d)
 
 # %% ../nbs/05_strides.ipynb #ce8e8b83
-def full(shape, fill_value, dtype=None, device=DEFAULT_DEVICE):
-    "A new array of `shape` filled with `fill_value`."
-    dtype = np.asarray(fill_value).dtype if dtype is None else np.dtype(dtype)
-    out = empty(shape, dtype, device)
-    out.backend.fill(out, np.asarray(fill_value, dtype)[()])
-    return out
-
 def _device_of(x, default):
     return x.device if isinstance(x, NDArray) else default
 
