@@ -101,12 +101,15 @@ def run_program(steps, leaves):
     for (_, fn), args in steps: values.append(fn(*(values[i] for i in args)))
     return values[-1].sum() + values[len(leaves)].mean()  # two outputs joined: a value used on two paths
 
+def leaf_pairs(seed, n=3, shape=(3, 4)):
+    "n random float64 leaves, the same values in minitorch_nb and in torch."
+    rng = np.random.default_rng(seed)
+    arrays = [rng.standard_normal(shape) for _ in range(n)]
+    return [mt.tensor(a, requires_grad=True) for a in arrays], [torch.tensor(a, requires_grad=True) for a in arrays]
+
 @pytest.mark.parametrize("seed", range(40))
 def test_random_graphs_match_torch(seed):
-    rng = np.random.default_rng(100 + seed)
-    arrays = [rng.standard_normal((3, 4)) for _ in range(3)]
-    ours = [mt.tensor(a, requires_grad=True) for a in arrays]
-    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    ours, theirs = leaf_pairs(100 + seed)
     steps = random_program(seed)
     out, tout = run_program(steps, ours), run_program(steps, theirs)
     assert_close(out, tout)
@@ -117,10 +120,7 @@ def test_random_graphs_match_torch(seed):
 
 @pytest.mark.parametrize("seed", range(10))
 def test_random_graphs_second_order_match_torch(seed):
-    rng = np.random.default_rng(200 + seed)
-    arrays = [rng.standard_normal((3, 4)) for _ in range(3)]
-    ours = [mt.tensor(a, requires_grad=True) for a in arrays]
-    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    ours, theirs = leaf_pairs(200 + seed)
     steps = random_program(seed + 1000)
     g = grad(run_program(steps, ours), ours, create_graph=True, allow_unused=True)
     tg = torch.autograd.grad(run_program(steps, theirs), theirs, create_graph=True, allow_unused=True)
