@@ -1,6 +1,11 @@
 "A deep-learning framework built from scratch, chapter by chapter, in the minitorch_nb book."
 __version__ = "0.1.0"
 
+import os as _os
+# OpenBLAS threads busy-wait for a while after each BLAS call, stealing the cores from the Numba kernels that
+# come next (chapter 06 measures it). This takes effect only when minitorch_nb is imported before numpy.
+_os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+
 from . import autograd
 from .autograd import *
 from . import tensor

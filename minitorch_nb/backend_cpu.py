@@ -7,8 +7,9 @@ __all__ = ['cpu_position_of', 'CHUNK', 'inline', 'inline_identity', 'negative_',
            'sqrt_', 'square_', 'sign_', 'not_', 'isnan_', 'expm1_', 'log1p_', 'floor_', 'ceil_', 'add_', 'sub_', 'mul_',
            'div_', 'pow_', 'eq_', 'ne_', 'lt_', 'le_', 'gt_', 'ge_', 'and_', 'or_', 'maximum_', 'minimum_', 'PAR',
            'MAP_KERNELS', 'ZIP_KERNELS', 'max_fold', 'min_fold', 'any_fold', 'all_fold', 'REDUCE_KERNELS', 'TILE_I',
-           'TILE_K', 'TILE_J', 'SUPPORTED', 'PARALLEL_MIN', 'cpu_backend', 'gpu_position_of', 'THREADS', 'TILE',
-           'GPU_MAP_OPS', 'GPU_ZIP_OPS', 'GPU_REDUCE_OPS', 'cuda', 'backend_cuda', 'position_of', 'coalesce',
+           'TILE_K', 'TILE_J', 'TILE_CANDIDATES', 'matmul_tuner', 'SUPPORTED', 'PARALLEL_MIN', 'NUMPY_SIMD_OPS',
+           'cpu_backend', 'BLAS_SIZES', 'ENERGY_PJ', 'WELFORD_ROWS', 'RSQRT_MAGIC', 'gpu_position_of', 'THREADS',
+           'TILE', 'GPU_MAP_OPS', 'GPU_ZIP_OPS', 'GPU_REDUCE_OPS', 'cuda', 'backend_cuda', 'position_of', 'coalesce',
            'split_rows', 'map_loop', 'zip_loop', 'negative_kernel', 'abs_kernel', 'exp_kernel', 'log_kernel',
            'sin_kernel', 'cos_kernel', 'tanh_kernel', 'sqrt_kernel', 'square_kernel', 'sign_kernel',
            'logical_not_kernel', 'isnan_kernel', 'expm1_kernel', 'log1p_kernel', 'floor_kernel', 'ceil_kernel',
@@ -16,15 +17,23 @@ __all__ = ['cpu_position_of', 'CHUNK', 'inline', 'inline_identity', 'negative_',
            'minimum_kernel', 'equal_kernel', 'not_equal_kernel', 'less_kernel', 'less_equal_kernel', 'greater_kernel',
            'greater_equal_kernel', 'logical_and_kernel', 'logical_or_kernel', 'where_kernel', 'copy_kernel',
            'take_kernel', 'put_kernel', 'reduce_loop', 'sum_kernel', 'prod_kernel', 'max_kernel', 'min_kernel',
-           'any_kernel', 'all_kernel', 'arg_reduce_kernel', 'matmul_strided_kernel', 'matmul_tiled_kernel', 'host_view',
-           'CpuBackend', 'blocks_for', 'gpu_map_kernel', 'gpu_zip_kernel', 'gpu_where_kernel', 'gpu_copy_kernel',
-           'gpu_fill_kernel', 'gpu_take_kernel', 'gpu_put_kernel', 'gpu_reduce_kernel', 'gpu_arg_reduce_kernel',
-           'gpu_matmul_naive', 'gpu_matmul_tiled', 'CudaBackend', 'CudaAPI']
+           'any_kernel', 'all_kernel', 'arg_reduce_kernel', 'matmul_strided_kernel', 'matmul_tiled_kernel',
+           'matmul_tiled_sized_kernel', 'Autotuner', 'tiled_matmul_variants', 'matmul_autotuned', 'ufunc_on_threads',
+           'CpuBackend', 'parse_cache_size', 'cache_sizes', 'blas_cost', 'energy_estimate', 'relu_affine_kernel',
+           'fused_relu_affine', 'bias_relu_kernel', 'linear_relu', 'welford_chunks_kernel', 'chan_merge',
+           'batch_norm_stats', 'rsqrt_newton', 'sigmoid_lut', 'blocks_for', 'gpu_map_kernel', 'gpu_zip_kernel',
+           'gpu_where_kernel', 'gpu_copy_kernel', 'gpu_fill_kernel', 'gpu_take_kernel', 'gpu_put_kernel',
+           'gpu_reduce_kernel', 'gpu_arg_reduce_kernel', 'gpu_matmul_naive', 'gpu_matmul_tiled',
+           'gpu_matmul_double_buffered', 'current_numba_stream', 'launch', 'CudaBackend', 'CudaAPI', 'Stream', 'Event',
+           'default_stream', 'current_stream', 'stream', 'pinned_empty']
 
 # %% ../nbs/06_kernels.ipynb #60c26020
 import os
+from concurrent.futures import ThreadPoolExecutor
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # idle Numba threads sleep instead of spinning against OpenBLAS
+os.environ.setdefault("GOMP_SPINCOUNT", "30000")  # ...after a short spin, so back-to-back kernels find them awake
 import numpy as np
+import numba
 from numba import njit, prange
 from .autograd import register_device
 from .ndarray import NumpyBackend, register_backend, from_numpy, as_numpy_view, UNARY, BINARY, REDUCE
@@ -367,6 +376,91 @@ def matmul_tiled_kernel(out, a, b):
                         ait, b_row = a[i, t], b[t, j0:j1]
                         for j in range(w): row[j] += ait * b_row[j]
 
+# %% ../nbs/06_kernels.ipynb #32626098
+@njit(parallel=True, cache=True, fastmath={"contract"})
+def matmul_tiled_sized_kernel(out, a, b, tile_i, tile_k, tile_j):
+    """matmul_tiled_kernel with the tile sizes as arguments: each parallel task owns tile_i rows of out and
+    sweeps (tile_k x tile_j) blocks of b, four rows at a time."""
+    m, k = a.shape
+    n = b.shape[1]
+    for it in prange((m + tile_i - 1) // tile_i):
+        i0, i1 = it * tile_i, min(it * tile_i + tile_i, m)
+        for i in range(i0, i1):
+            for j in range(n): out[i, j] = 0
+        for k0 in range(0, k, tile_k):
+            k1 = min(k0 + tile_k, k)
+            for j0 in range(0, n, tile_j):
+                j1 = min(j0 + tile_j, n)
+                w, i = j1 - j0, i0
+                while i + 4 <= i1:
+                    r0, r1, r2, r3 = out[i, j0:j1], out[i + 1, j0:j1], out[i + 2, j0:j1], out[i + 3, j0:j1]
+                    for t in range(k0, k1):
+                        a0, a1, a2, a3, b_row = a[i, t], a[i + 1, t], a[i + 2, t], a[i + 3, t], b[t, j0:j1]
+                        for j in range(w):
+                            bj = b_row[j]
+                            r0[j] += a0 * bj; r1[j] += a1 * bj; r2[j] += a2 * bj; r3[j] += a3 * bj
+                    i += 4
+                for i in range(i, i1):
+                    row = out[i, j0:j1]
+                    for t in range(k0, k1):
+                        ait, b_row = a[i, t], b[t, j0:j1]
+                        for j in range(w): row[j] += ait * b_row[j]
+
+# %% ../nbs/06_kernels.ipynb #e04c27a7
+import time
+
+# %% ../nbs/06_kernels.ipynb #5d697143
+class Autotuner:
+    """Run the fastest of several interchangeable kernels: the first call with a new key times every variant
+    (best of `repeat` calls each) and caches the winner's name; later calls with that key just run it."""
+    def __init__(self, variants, repeat=3, timer=time.perf_counter):
+        if not variants: raise ValueError("Autotuner needs at least one variant")
+        self.variants, self.repeat, self.timer = dict(variants), repeat, timer
+        self.choice, self.timings, self.timed_calls = {}, {}, 0
+
+    def time_variant(self, fn, args):
+        "Best wall time of `repeat` calls of fn(*args); the first call also pays any compilation, the best hides it."
+        best = float("inf")
+        for _ in range(self.repeat):
+            start = self.timer()
+            fn(*args)
+            best = min(best, self.timer() - start)
+            self.timed_calls += 1
+        return best
+
+    def pick(self, key, *args):
+        "The name of the fastest variant for `key`, timing them on args only the first time the key is seen."
+        if key not in self.choice:
+            self.timings[key] = {name: self.time_variant(fn, args) for name, fn in self.variants.items()}
+            self.choice[key] = min(self.timings[key], key=self.timings[key].get)  # ties: the first listed
+        return self.choice[key]
+
+    def __call__(self, key, *args):
+        return self.variants[self.pick(key, *args)](*args)
+
+# %% ../nbs/06_kernels.ipynb #e1842f3e
+TILE_CANDIDATES = ((4, 128, 256), (32, 128, 128), (64, 128, 256), (128, 256, 512))  # (tile_i, tile_k, tile_j)
+
+def tiled_matmul_variants(candidates=TILE_CANDIDATES):
+    "One variant of matmul_tiled_sized_kernel per (tile_i, tile_k, tile_j), named by its tile sizes."
+    for tiles in candidates:
+        if len(tiles) != 3 or min(tiles) < 1: raise ValueError(f"tile sizes must be 3 positive integers, got {tiles}")
+    return {tuple(tiles): (lambda out, a, b, tiles=tuple(tiles): matmul_tiled_sized_kernel(out, a, b, *tiles))
+            for tiles in candidates}
+
+matmul_tuner = Autotuner(tiled_matmul_variants())
+
+def matmul_autotuned(a, b, tuner=matmul_tuner):
+    "a @ b (2-D float32/float64) by the tiled kernel, with the tile sizes `tuner` timed fastest for this shape and dtype."
+    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
+        raise ValueError(f"matmul_autotuned: shapes {a.shape} and {b.shape} don't match (2-D, m x k @ k x n)")
+    if a.dtype != b.dtype or a.dtype not in (np.float32, np.float64):
+        raise TypeError(f"matmul_autotuned: needs two float32 or two float64 arrays, got {a.dtype} and {b.dtype}")
+    a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
+    out = np.empty((a.shape[0], b.shape[1]), a.dtype)
+    tuner((a.shape, b.shape, a.dtype.str), out, a, b)
+    return out
+
 # %% ../nbs/06_kernels.ipynb #1babf727
 SUPPORTED = {np.dtype(t) for t in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                                    "float32", "float64")}
@@ -375,17 +469,28 @@ def _layout(*arrays):
     "Coalesced (shape, strides...) of NDArrays of one shape, as the kernels take them."
     return coalesce(arrays[0].shape, *(x.strides for x in arrays))
 
-PARALLEL_MIN = 1 << 16  # below this many elements, starting the threads costs more than the work
+PARALLEL_MIN = 1 << 18  # below this many elements, waking the threads costs more than they save
+NUMPY_SIMD_OPS = {"exp", "expm1", "log", "log1p", "sin", "cos", "tanh", "power"}  # vector loops in numpy, scalar in Numba
 
-def host_view(x):
-    "A numpy array over x's buffer: a cheap reshape when x is contiguous, chapter 05's strided view otherwise."
-    if x.is_contiguous(): return x.buffer[x.offset:x.offset + x.size].reshape(x.shape)
-    return as_numpy_view(x)
+def _flat(x):
+    "A contiguous NDArray as a flat numpy view, or a broadcast single value as a 0-d one."
+    return as_numpy_view(x).reshape(-1) if x.is_contiguous() else x.buffer[x.offset:x.offset + 1].reshape(())
+
+_pool = []
+def ufunc_on_threads(ufunc, out, *inputs):
+    "out = ufunc(*inputs) in one chunk per core: numpy's loop on each, side by side (numpy releases the GIL in them)."
+    if not _pool: _pool.append(ThreadPoolExecutor(max(1, numba.config.NUMBA_NUM_THREADS - 1)))
+    o, xs = _flat(out), [_flat(x) for x in inputs]
+    bounds = np.linspace(0, o.size, _pool[0]._max_workers + 2).astype(np.int64)
+    run = lambda lo, hi: ufunc(*(x if x.ndim == 0 else x[lo:hi] for x in xs), out=o[lo:hi])
+    jobs = [_pool[0].submit(run, lo, hi) for lo, hi in zip(bounds[1:-1], bounds[2:])]
+    run(bounds[0], bounds[1])  # this thread takes the first chunk
+    for job in jobs: job.result()
 
 class CpuBackend(NumpyBackend):
     """Host memory (like chapter 05's backends), Numba kernels. Each method picks the fastest correct path:
-    BLAS for float matmul; numpy's loops for small arrays and for elementwise ops on contiguous float arrays;
-    Numba's parallel kernels for the rest (strided and broadcast layouts, integers, bools, big reductions).
+    BLAS for float matmul; numpy's loops for small arrays and for exp-like functions of contiguous float arrays;
+    Numba's parallel kernels for the rest (large elementwise ops and reductions, strided and broadcast layouts).
     Ops without a Numba kernel here (rare ones such as arctan2 or bitwise ops) and dtypes Numba can't handle
     (float16, complex) use the numpy implementation inherited from chapter 05's NumpyBackend."""
     name = "numba cpu"
@@ -396,17 +501,16 @@ class CpuBackend(NumpyBackend):
 
     def _numba_ok(self, *arrays): return all(x.dtype in SUPPORTED for x in arrays)
     def _small(self, x): return self.fast_paths and x.size < PARALLEL_MIN
-    def _numpy_elementwise(self, out, *arrays):
-        "Small arrays, or float arrays that are contiguous or one repeated value: numpy's SIMD loops win there."
-        if not self.fast_paths: return False
-        return out.size < PARALLEL_MIN or all(x.dtype.kind == "f" and (x.is_contiguous() or not any(x.strides))
-                                              for x in (out, *arrays))
+    def _numpy_simd(self, name, *arrays):
+        "exp-like functions of contiguous float arrays (or of one broadcast value): numpy's SIMD loops win."
+        return self.fast_paths and name in NUMPY_SIMD_OPS and all(
+            x.dtype.kind == "f" and (x.is_contiguous() or not any(x.strides)) for x in arrays)
 
     def map(self, name, out, a):
-        if name == "invert" and a.dtype == np.bool_: name = "logical_not"  # ~ on bools is logical not
-        kernel = MAP_KERNELS.get(name)
-        if kernel is None or not self._numba_ok(out, a) or out.size == 0: return super().map(name, out, a)
-        if self._numpy_elementwise(out, a): return UNARY[name](host_view(a), out=host_view(out))
+        kernel = MAP_KERNELS.get("logical_not" if name == "invert" and a.dtype == np.bool_ else name)  # ~ on bools
+        if kernel is None or out.size == 0 or self._small(out) or not self._numba_ok(out, a):
+            return super().map(name, out, a)  # numpy's loop over chapter 05's strided views
+        if self._numpy_simd(name, out, a): return ufunc_on_threads(UNARY[name], out, a)
         shape, so, sa = _layout(out, a)
         kernel(out.buffer, so, out.offset, a.buffer, sa, a.offset, shape)
 
@@ -415,8 +519,9 @@ class CpuBackend(NumpyBackend):
             exponent = b.buffer[b.offset]  # x ** 0.5 and x ** 2 as sqrt and square, rounded as numpy and torch do
             if exponent in (0.5, 2.0): return self.map("sqrt" if exponent == 0.5 else "square", out, a)
         kernel = ZIP_KERNELS.get(name)
-        if kernel is None or not self._numba_ok(out, a, b) or out.size == 0: return super().zip(name, out, a, b)
-        if self._numpy_elementwise(out, a, b): return BINARY[name](host_view(a), host_view(b), out=host_view(out))
+        if kernel is None or out.size == 0 or self._small(out) or not self._numba_ok(out, a, b):
+            return super().zip(name, out, a, b)
+        if self._numpy_simd(name, out, a, b): return ufunc_on_threads(BINARY[name], out, a, b)
         shape, so, sa, sb = _layout(out, a, b)
         kernel(out.buffer, so, out.offset, a.buffer, sa, a.offset, b.buffer, sb, b.offset, shape)
 
@@ -427,8 +532,7 @@ class CpuBackend(NumpyBackend):
                      b.buffer, sb, b.offset, shape)
 
     def copy(self, out, a):
-        if not self._numba_ok(out, a) or out.size == 0: return super().copy(out, a)
-        if self._numpy_elementwise(out, a): return np.copyto(host_view(out), host_view(a), casting="unsafe")
+        if out.size == 0 or self._small(out) or not self._numba_ok(out, a): return super().copy(out, a)
         shape, so, sa = _layout(out, a)
         copy_kernel(out.buffer, so, out.offset, a.buffer, sa, a.offset, shape)
 
@@ -449,12 +553,10 @@ class CpuBackend(NumpyBackend):
         return shape, so, sa, a.shape[dim], a.strides[dim]
 
     def reduce(self, name, out, a, dim):
-        if name not in REDUCE_KERNELS or not self._numba_ok(out, a) or a.size == 0: return super().reduce(name, out, a, dim)
-        if self._small(a):
-            ufunc, o = REDUCE[name][0], host_view(out)
-            return ufunc(o, ufunc.reduce(host_view(a), axis=dim, keepdims=True), out=o)
+        if name not in REDUCE_KERNELS or a.size == 0 or self._small(a) or not self._numba_ok(out, a):
+            return super().reduce(name, out, a, dim)
         shape, so, sa, n, step = self._reduce_layout(out, a, dim)
-        chunk = max(256, -(-int(shape[-1]) // 8))  # at least 8 tasks along a row, for the row-update order
+        chunk = max(256, -(-int(shape[-1]) // numba.get_num_threads()))  # row-update order: a band of columns per thread
         REDUCE_KERNELS[name](out.buffer, so, out.offset, a.buffer, sa, a.offset, shape, n, step, chunk)
 
     def arg_reduce(self, name, out, a, dim):
@@ -479,6 +581,172 @@ class CpuBackend(NumpyBackend):
 cpu_backend = CpuBackend()
 register_backend("cpu", cpu_backend)
 register_device("cpu", lambda arr: from_numpy(arr, "cpu"))
+
+# %% ../nbs/06_kernels.ipynb #73174c80
+def parse_cache_size(text):
+    "Bytes in a sysfs cache size such as '32K', '1024K' or '32M'."
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    text = text.strip()
+    digits, unit = (text[:-1], units[text[-1].upper()]) if text[-1:].upper() in units else (text, 1)
+    if not digits.isdigit(): raise ValueError(f"not a cache size: {text!r} (expected e.g. '32K' or '1M')")
+    return int(digits) * unit
+
+def cache_sizes(root="/sys/devices/system/cpu/cpu0/cache"):
+    """Data and unified cache sizes of one CPU in bytes, from Linux's sysfs: e.g. {"L1d": 32768, "L2": 524288,
+    "L3": 33554432}. Empty if `root` does not exist (not Linux, or hidden in a container)."""
+    sizes = {}
+    if not os.path.isdir(root): return sizes
+    for entry in sorted(os.listdir(root)):
+        folder = os.path.join(root, entry)
+        try:
+            level, kind, size = (open(os.path.join(folder, f)).read().strip() for f in ("level", "type", "size"))
+        except OSError: continue  # not a cache directory (e.g. 'uevent')
+        if kind != "Instruction": sizes[f"L{level}d" if kind == "Data" else f"L{level}"] = parse_cache_size(size)
+    return sizes
+
+# %% ../nbs/06_kernels.ipynb #b7c92bea
+BLAS_SIZES = {"axpy": ("n",), "gemv": ("m", "n"), "gemm": ("m", "n", "k")}
+
+def blas_cost(op, *sizes, itemsize=4, beta=1.0):
+    """(FLOPs, bytes moved) of one BLAS call, each operand moved once: axpy(n): y = a*x + y; gemv(m, n):
+    y = a*A@x + b*y with A m x n; gemm(m, n, k): C = a*A@B + b*C with A m x k. beta == 0: the output is not read."""
+    if op not in BLAS_SIZES: raise ValueError(f"unknown BLAS op {op!r}; expected one of {list(BLAS_SIZES)}")
+    if len(sizes) != len(BLAS_SIZES[op]): raise ValueError(f"{op} takes sizes {BLAS_SIZES[op]}, got {sizes}")
+    out_moves = 1 if beta == 0 else 2  # written; also read unless beta == 0
+    if op == "axpy":
+        (n,) = sizes
+        return 2 * n, 3 * n * itemsize
+    if op == "gemv":
+        m, n = sizes
+        return 2 * m * n, (m * n + n + out_moves * m) * itemsize
+    m, n, k = sizes
+    return 2 * m * n * k, (m * k + k * n + out_moves * m * n) * itemsize
+
+# %% ../nbs/06_kernels.ipynb #afb68e25
+ENERGY_PJ = {"fp32_mult": 3.7, "fp32_add": 0.9, "fp16_add": 0.4, "int32_add": 0.1, "int8_add": 0.03,
+             "l1_read_8kb": 10.0, "dram_read_32bit": 640.0}  # picojoules per operation or access (Horowitz 2014)
+
+def energy_estimate(flops, bytes_moved, pj_per_flop=(ENERGY_PJ["fp32_mult"] + ENERGY_PJ["fp32_add"]) / 2,
+                    pj_per_byte=ENERGY_PJ["dram_read_32bit"] / 4):
+    """Joules to compute `flops` and to move `bytes_moved` bytes: {"compute", "memory", "total"}. Defaults: a
+    float32 multiply-add (2 FLOPs) costs 4.6 pJ, a byte from DRAM a quarter of a 32-bit read (160 pJ)."""
+    if flops < 0 or bytes_moved < 0:
+        raise ValueError(f"flops and bytes_moved must be >= 0, got {flops} and {bytes_moved}")
+    compute, memory = flops * pj_per_flop * 1e-12, bytes_moved * pj_per_byte * 1e-12
+    return {"compute": compute, "memory": memory, "total": compute + memory}
+
+# %% ../nbs/06_kernels.ipynb #7055106c
+@njit(parallel=True, cache=True)
+def relu_affine_kernel(out, x, scale, shift, alpha, beta):
+    "out[i, j] = alpha * (relu(x[i, j]) * scale[j] + shift[j]) + beta: x read once, out written once."
+    for i in prange(x.shape[0]):
+        row, res = x[i], out[i]
+        for j in range(row.size):
+            res[j] = alpha * (maximum_(row[j], 0.0) * scale[j] + shift[j]) + beta
+
+def fused_relu_affine(x, scale, shift, alpha=2.0, beta=1.0, out=None):
+    """alpha * (relu(x) * scale + shift) + beta for x of shape (N, C) and per-channel scale and shift of
+    shape (C,), in one fused pass (ReLU, a BatchNorm at inference, then 2x + 1 by default); out=x works in place."""
+    x, scale, shift = np.asarray(x), np.asarray(scale), np.asarray(shift)
+    if x.ndim != 2: raise ValueError(f"fused_relu_affine: x must have shape (N, C), got {x.shape}")
+    for name, v in (("scale", scale), ("shift", shift)):
+        if v.shape != x.shape[1:]: raise ValueError(f"fused_relu_affine: {name} must have shape {x.shape[1:]} "
+                                                    f"(one per channel of x {x.shape}), got {v.shape}")
+    if out is None: out = np.empty_like(x)
+    elif out.shape != x.shape: raise ValueError(f"fused_relu_affine: out has shape {out.shape}, x has {x.shape}")
+    relu_affine_kernel(out, x, scale, shift, float(alpha), float(beta))
+    return out
+
+# %% ../nbs/06_kernels.ipynb #f510fe7e
+@njit(parallel=True, cache=True)
+def bias_relu_kernel(out, bias):
+    "The epilogue, in place and in one pass: out[i, j] = relu(out[i, j] + bias[j])."
+    for i in prange(out.shape[0]):
+        row = out[i]
+        for j in range(row.size): row[j] = maximum_(row[j] + bias[j], 0.0)
+
+def linear_relu(x, weight, bias):
+    """relu(x @ weight.T + bias) for x (N, in), weight (out, in), bias (out,) as in PyTorch's Linear:
+    the product by BLAS, then bias and ReLU fused into one pass over the output."""
+    x, weight, bias = np.asarray(x), np.asarray(weight), np.asarray(bias)
+    if x.ndim != 2 or weight.ndim != 2 or x.shape[1] != weight.shape[1]:
+        raise ValueError(f"linear_relu: x (N, in) and weight (out, in) must agree on in; got x {x.shape}, weight {weight.shape}")
+    if bias.shape != weight.shape[:1]:
+        raise ValueError(f"linear_relu: bias must have shape {weight.shape[:1]} for weight {weight.shape}, got {bias.shape}")
+    out = np.matmul(x, weight.T)
+    bias_relu_kernel(out, bias.astype(out.dtype, copy=False))
+    return out
+
+# %% ../nbs/06_kernels.ipynb #6ed703d8
+WELFORD_ROWS = 1024  # rows per parallel task of batch_norm_stats
+
+@njit(parallel=True, cache=True)
+def welford_chunks_kernel(x, counts, means, m2s):
+    "Welford's running (count, mean, M2) per column over each chunk of WELFORD_ROWS rows; float64 accumulators."
+    n = x.shape[0]
+    for t in prange(counts.size):
+        lo, hi = t * WELFORD_ROWS, min(t * WELFORD_ROWS + WELFORD_ROWS, n)
+        mean, m2 = means[t], m2s[t]
+        for i in range(lo, hi):
+            inv_count, row = 1.0 / (i - lo + 1), x[i]
+            for j in range(row.size):
+                delta = row[j] - mean[j]
+                mean[j] += delta * inv_count
+                m2[j] += delta * (row[j] - mean[j])
+        counts[t] = hi - lo
+
+@njit(cache=True)
+def chan_merge(counts, means, m2s):
+    "Merge the chunks' (count, mean, M2) into one with Chan et al.'s pairwise update."
+    n, mean, m2 = counts[0], means[0].copy(), m2s[0].copy()
+    for t in range(1, counts.size):
+        total = n + counts[t]
+        delta = means[t] - mean
+        mean += delta * (counts[t] / total)
+        m2 += m2s[t] + delta * delta * (n * counts[t] / total)
+        n = total
+    return mean, m2
+
+def batch_norm_stats(x):
+    "Per-channel mean and biased variance of an (N, C) float array over axis 0, in one parallel Welford pass."
+    x = np.asarray(x)
+    if x.ndim != 2 or x.shape[0] == 0:
+        raise ValueError(f"batch_norm_stats: x must have shape (N, C) with N >= 1, got {x.shape}")
+    if x.dtype.kind != "f": raise TypeError(f"batch_norm_stats: x must be a float array, got {x.dtype}")
+    chunks = -(-x.shape[0] // WELFORD_ROWS)
+    counts, means, m2s = np.zeros(chunks, np.int64), np.zeros((chunks, x.shape[1])), np.zeros((chunks, x.shape[1]))
+    welford_chunks_kernel(x, counts, means, m2s)
+    mean, m2 = chan_merge(counts, means, m2s)
+    return mean.astype(x.dtype), (m2 / x.shape[0]).astype(x.dtype)
+
+# %% ../nbs/06_kernels.ipynb #92ed21c0
+RSQRT_MAGIC = 0x5F375A7E  # minimises the worst relative error after one Newton step (found by a search in the text)
+
+def rsqrt_newton(x, steps=3):
+    "1/sqrt(x) for positive normal float32 x: a first guess from the bit pattern, then `steps` Newton steps."
+    x = np.asarray(x, np.float32)
+    if not (np.isfinite(x) & (x >= np.finfo(np.float32).tiny)).all():
+        raise ValueError("rsqrt_newton: inputs must be positive, finite, normal float32 numbers "
+                         f"(>= {np.finfo(np.float32).tiny:.3g}); got min {x.min()!r}, max {x.max()!r}")
+    y = (np.uint32(RSQRT_MAGIC) - (x.view(np.uint32) >> np.uint32(1))).view(np.float32)
+    for _ in range(steps): y = y * (np.float32(1.5) - np.float32(0.5) * x * y * y)
+    return y
+
+# %% ../nbs/06_kernels.ipynb #e471cfbc
+def sigmoid_lut(x, entries=32, x_max=8.0):
+    """Sigmoid from a table of `entries` values of σ on [0, x_max] with linear interpolation, as a
+    special-function unit computes it: σ(-x) = 1 - σ(x) for negatives, the last entry beyond x_max."""
+    if entries < 2: raise ValueError(f"sigmoid_lut: the table needs at least 2 entries, got {entries}")
+    x = np.asarray(x)
+    dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
+    knots = np.linspace(0.0, x_max, entries)
+    table = 1 / (1 + np.exp(-knots))
+    position = np.nan_to_num(np.minimum(np.abs(x.astype(np.float64)), x_max)) * ((entries - 1) / x_max)
+    index = np.minimum(position.astype(np.int64), entries - 2)  # the last interval includes x_max
+    frac = position - index
+    y = table[index] + frac * (table[index + 1] - table[index])
+    y = np.where(x < 0, 1 - y, y)
+    return np.where(np.isnan(x), np.nan, y).astype(dtype)
 
 # %% ../nbs/06_kernels.ipynb #f6d603d4
 import math
@@ -640,15 +908,64 @@ def gpu_matmul_tiled(out, a, b, m, n, k):
         numba_cuda.syncthreads()
     if row < m and col < n: out[row * n + col] = acc
 
+# %% ../nbs/06_kernels.ipynb #320cdef6
+@numba_cuda.jit
+def gpu_matmul_double_buffered(out, a, b, m, n, k):
+    """gpu_matmul_tiled with two shared tiles per operand: while the block computes on one, the next tile's
+    global loads are in flight into registers, then stored into the other; one barrier per tile instead of two."""
+    sa = numba_cuda.shared.array((2, TILE, TILE), np.float32)
+    sb = numba_cuda.shared.array((2, TILE, TILE), np.float32)
+    tx, ty = numba_cuda.threadIdx.x, numba_cuda.threadIdx.y
+    col = numba_cuda.blockIdx.x * TILE + tx
+    row = numba_cuda.blockIdx.y * TILE + ty
+    sa[0, ty, tx] = a[row * k + tx] if row < m and tx < k else np.float32(0)
+    sb[0, ty, tx] = b[ty * n + col] if col < n and ty < k else np.float32(0)
+    numba_cuda.syncthreads()
+    acc = np.float32(0)
+    for step in range((k + TILE - 1) // TILE):
+        cur, t1 = step % 2, (step + 1) * TILE
+        # prefetch: the next tile's loads are issued now and not needed until after the MACs below
+        next_a = a[row * k + t1 + tx] if row < m and t1 + tx < k else np.float32(0)
+        next_b = b[(t1 + ty) * n + col] if col < n and t1 + ty < k else np.float32(0)
+        for t in range(TILE): acc += sa[cur, ty, t] * sb[cur, t, tx]
+        sa[1 - cur, ty, tx] = next_a
+        sb[1 - cur, ty, tx] = next_b
+        numba_cuda.syncthreads()
+    if row < m and col < n: out[row * n + col] = acc
+
 # %% ../nbs/06_kernels.ipynb #cb69e4b4
+import functools
+import threading
+_current_stream = threading.local()  # per host thread, as in PyTorch: which stream this thread's GPU work goes on
+
+def current_numba_stream():
+    "The Numba stream for the next launch or copy: that of `mt.cuda.current_stream()`, or 0 (the default stream)."
+    s = getattr(_current_stream, "stream", None)
+    return 0 if s is None else s.numba_stream
+
+def launch(kernel, blocks, threads=THREADS):
+    "`kernel` configured for a grid of `blocks` x `threads` on the current stream: calling it only queues the work."
+    return kernel[blocks, threads, current_numba_stream()]
+
 def _dev(arr):
-    "Small host metadata (shape, strides, positions) as an int64 device array."
-    return numba_cuda.to_device(np.ascontiguousarray(arr, np.int64))
+    "Host int64 data (gather/scatter positions) as a device array, copied on the current stream."
+    return numba_cuda.to_device(np.ascontiguousarray(arr, np.int64), stream=current_numba_stream())
+
+@functools.lru_cache(maxsize=4096)
+def _meta_cached(values):
+    return numba_cuda.to_device(np.array(values, np.int64))  # once per distinct tuple, on the default stream
+
+def _meta(values):
+    """Shape/stride metadata as a cached, read-only int64 device array. A training loop repeats the same few
+    shapes, so after the first step an op copies nothing before its launch: a copy from pageable host memory
+    may make the host wait for the GPU, and one per op would undo asynchronous execution."""
+    return _meta_cached(tuple(int(v) for v in values))
 
 class CudaBackend(Backend):
     """Buffers in GPU memory (Numba device arrays), kernels compiled with numba.cuda. Data crosses the bus only
     in to_device/to_host (what Tensor.to('cuda') and .to('numpy') call). Ops without a GPU kernel here run on
-    chapter 05's NumpyBackend over host copies, then the result is copied back: correct, and visibly slow."""
+    chapter 05's NumpyBackend over host copies, then the result is copied back: correct, and visibly slow.
+    Every launch and copy goes on the current stream (`mt.cuda.current_stream()`, see "Asynchronous execution")."""
     name = "numba cuda"
     host = NumpyBackend()
 
@@ -656,84 +973,93 @@ class CudaBackend(Backend):
         self.allocated_bytes += size * np.dtype(dtype).itemsize
         self.allocations += 1
         return numba_cuda.device_array(size, np.dtype(dtype))
-    def to_device(self, host): return numba_cuda.to_device(np.ascontiguousarray(host))
-    def to_host(self, buffer): return buffer.copy_to_host()
+    def to_device(self, host):
+        "Copy in on the current stream (asynchronous from pinned memory on a non-default stream)."
+        return numba_cuda.to_device(np.ascontiguousarray(host), stream=current_numba_stream())
+    def to_host(self, buffer):
+        "Copy back on the current stream and wait for it: the host needs the values now (.item(), print, .to('numpy'))."
+        stream = current_numba_stream()
+        host = buffer.copy_to_host(stream=stream)
+        if stream: stream.synchronize()  # with stream 0 the copy itself already waited
+        return host
 
     def _on_host(self, method, target, *args):
         "Fallback: run the host backend's `method` on host copies; `target` (the array written) is copied back."
         copies = {}
         def host(x):
             if not isinstance(x, NDArray): return x
-            if id(x.buffer) not in copies: copies[id(x.buffer)] = (x.buffer, x.buffer.copy_to_host())
+            if id(x.buffer) not in copies: copies[id(x.buffer)] = (x.buffer, self.to_host(x.buffer))
             return NDArray(copies[id(x.buffer)][1], x.shape, x.strides, x.offset, "strided")
         getattr(self.host, method)(*(host(x) for x in args))
         device_buffer, host_buffer = copies[id(target.buffer)]
-        device_buffer.copy_to_device(host_buffer)
+        device_buffer.copy_to_device(host_buffer, stream=current_numba_stream())
 
     def map(self, name, out, a):
         if name not in GPU_MAP_OPS or out.size == 0: return self._on_host("map", out, name, out, a)
         shape, so, sa = coalesce(out.shape, out.strides, a.strides)
-        gpu_map_kernel[blocks_for(out.size), THREADS](GPU_MAP_OPS.index(name), out.buffer, _dev(so), out.offset,
-                                                      a.buffer, _dev(sa), a.offset, _dev(shape), out.size)
+        launch(gpu_map_kernel, blocks_for(out.size))(GPU_MAP_OPS.index(name), out.buffer, _meta(so), out.offset,
+                                                     a.buffer, _meta(sa), a.offset, _meta(shape), out.size)
     def zip(self, name, out, a, b):
         if name not in GPU_ZIP_OPS or out.size == 0: return self._on_host("zip", out, name, out, a, b)
         shape, so, sa, sb = coalesce(out.shape, out.strides, a.strides, b.strides)
-        gpu_zip_kernel[blocks_for(out.size), THREADS](GPU_ZIP_OPS.index(name), out.buffer, _dev(so), out.offset,
-                                                      a.buffer, _dev(sa), a.offset, b.buffer, _dev(sb), b.offset,
-                                                      _dev(shape), out.size)
+        launch(gpu_zip_kernel, blocks_for(out.size))(GPU_ZIP_OPS.index(name), out.buffer, _meta(so), out.offset,
+                                                     a.buffer, _meta(sa), a.offset, b.buffer, _meta(sb), b.offset,
+                                                     _meta(shape), out.size)
     def where(self, out, cond, a, b):
         if out.size == 0: return
         shape, so, sc, sa, sb = coalesce(out.shape, out.strides, cond.strides, a.strides, b.strides)
-        gpu_where_kernel[blocks_for(out.size), THREADS](out.buffer, _dev(so), out.offset, cond.buffer, _dev(sc),
-                                                        cond.offset, a.buffer, _dev(sa), a.offset, b.buffer, _dev(sb),
-                                                        b.offset, _dev(shape), out.size)
+        launch(gpu_where_kernel, blocks_for(out.size))(out.buffer, _meta(so), out.offset, cond.buffer, _meta(sc),
+                                                       cond.offset, a.buffer, _meta(sa), a.offset, b.buffer,
+                                                       _meta(sb), b.offset, _meta(shape), out.size)
     def copy(self, out, a):
         if out.size == 0: return
         shape, so, sa = coalesce(out.shape, out.strides, a.strides)
-        gpu_copy_kernel[blocks_for(out.size), THREADS](out.buffer, _dev(so), out.offset, a.buffer, _dev(sa), a.offset,
-                                                       _dev(shape), out.size)
+        launch(gpu_copy_kernel, blocks_for(out.size))(out.buffer, _meta(so), out.offset, a.buffer, _meta(sa),
+                                                      a.offset, _meta(shape), out.size)
     def fill(self, out, value):
-        if out.size: gpu_fill_kernel[blocks_for(out.size), THREADS](out.buffer, out.offset, out.size, value)
+        if out.size: launch(gpu_fill_kernel, blocks_for(out.size))(out.buffer, out.offset, out.size, value)
     def take(self, out, a, pos):
-        if out.size: gpu_take_kernel[blocks_for(out.size), THREADS](out.buffer, out.offset, a.buffer, _dev(pos.reshape(-1)))
+        if out.size:
+            launch(gpu_take_kernel, blocks_for(out.size))(out.buffer, out.offset, a.buffer, _dev(pos.reshape(-1)))
     def put(self, a, pos, values, accumulate=False):
         if pos.size == 0: return
         shape, sv = coalesce(values.shape, values.strides)
-        gpu_put_kernel[1, 1](a.buffer, _dev(pos.reshape(-1)), values.buffer, _dev(sv), values.offset, _dev(shape),
-                             bool(accumulate))
+        launch(gpu_put_kernel, 1, 1)(a.buffer, _dev(pos.reshape(-1)), values.buffer, _meta(sv), values.offset,
+                                     _meta(shape), bool(accumulate))
 
     def _reduce_args(self, out, a, dim):
         keep = [d for d in range(a.ndim) if d != dim]
         shape, so, sa = coalesce([a.shape[d] for d in keep], [out.strides[d] for d in keep], [a.strides[d] for d in keep])
         total = int(np.prod(shape))
-        return (out.buffer, _dev(so), out.offset, a.buffer, _dev(sa), a.offset, _dev(shape), total,
+        return (out.buffer, _meta(so), out.offset, a.buffer, _meta(sa), a.offset, _meta(shape), total,
                 a.shape[dim], a.strides[dim]), total
     def reduce(self, name, out, a, dim):
         if a.size == 0: return
         args, total = self._reduce_args(out, a, dim)
-        gpu_reduce_kernel[blocks_for(total), THREADS](GPU_REDUCE_OPS.index(name), *args)
+        launch(gpu_reduce_kernel, blocks_for(total))(GPU_REDUCE_OPS.index(name), *args)
     def arg_reduce(self, name, out, a, dim):
         if a.size == 0: return
         args, total = self._reduce_args(out, a, dim)
-        gpu_arg_reduce_kernel[blocks_for(total), THREADS](name == "argmax", *args)
+        launch(gpu_arg_reduce_kernel, blocks_for(total))(name == "argmax", *args)
 
     def matmul(self, out, a, b):
         if out.size == 0: return
         m, n, k = a.shape[-2], b.shape[-1], a.shape[-1]
         grid = ((n + TILE - 1) // TILE, (m + TILE - 1) // TILE)
         if out.ndim == 2 and a.is_contiguous() and b.is_contiguous() and a.dtype == b.dtype == out.dtype == np.float32:
-            return gpu_matmul_tiled[grid, (TILE, TILE)](out.buffer[out.offset:], a.buffer[a.offset:], b.buffer[b.offset:],
-                                                        m, n, k)
+            return launch(gpu_matmul_tiled, grid, (TILE, TILE))(out.buffer[out.offset:], a.buffer[a.offset:],
+                                                                b.buffer[b.offset:], m, n, k)
         batch = out.shape[:-2] or (1,)
         pad = () if out.ndim > 2 else (0,)
-        strides = lambda x: _dev(pad + tuple(x.strides))
-        gpu_matmul_naive[grid + (int(np.prod(batch)),), (TILE, TILE)](
+        strides = lambda x: _meta(pad + tuple(x.strides))
+        launch(gpu_matmul_naive, grid + (int(np.prod(batch)),), (TILE, TILE))(
             out.buffer, strides(out), out.offset, a.buffer, strides(a), a.offset, b.buffer, strides(b), b.offset,
-            _dev(batch), m, n, k)
+            _meta(batch), m, n, k)
 
 # %% ../nbs/06_kernels.ipynb #f8ec994d
 class CudaAPI:
-    "What `mt.cuda` offers, after torch.cuda: is_available(), device_count(), synchronize()."
+    """What `mt.cuda` offers, after torch.cuda: is_available(), device_count(), synchronize(); streams and events
+    (Stream, Event, current_stream, default_stream, stream, pinned_empty) are added in "Asynchronous execution"."""
     def is_available(self):
         "True when Numba finds a CUDA GPU (or runs its simulator, NUMBA_ENABLE_CUDASIM=1)."
         return bool(numba_cuda.is_available())
@@ -742,7 +1068,7 @@ class CudaAPI:
         return getattr(numba_cuda, "simulator_enabled", False) or type(numba_cuda.device_array(0)).__name__ == "FakeCUDAArray"
     def device_count(self): return len(numba_cuda.gpus) if self.is_available() else 0
     def synchronize(self):
-        "Wait until every kernel launched so far has finished (launches return before the GPU is done)."
+        "Wait until all work queued so far, on every stream, has finished (launches return before the GPU is done)."
         if self.is_available(): numba_cuda.synchronize()
     def __repr__(self): return f"<mt.cuda: available={self.is_available()}>"
 
@@ -764,5 +1090,114 @@ from .autograd import submodule
 backend_cuda = submodule("minitorch_nb.backend_cuda", dict(
     CudaBackend=CudaBackend, CudaAPI=CudaAPI, cuda=cuda, gpu_position_of=gpu_position_of, gpu_map_kernel=gpu_map_kernel,
     gpu_zip_kernel=gpu_zip_kernel, gpu_reduce_kernel=gpu_reduce_kernel, gpu_matmul_naive=gpu_matmul_naive,
-    gpu_matmul_tiled=gpu_matmul_tiled, TILE=TILE, THREADS=THREADS),
+    gpu_matmul_tiled=gpu_matmul_tiled,
+    gpu_matmul_double_buffered=gpu_matmul_double_buffered, TILE=TILE, THREADS=THREADS),
     "The CUDA device: Numba CUDA kernels (run in Numba's simulator without a GPU).")
+
+# %% ../nbs/06_kernels.ipynb #e18a0001
+import contextlib
+from .autograd import Tensor, extends
+
+def _require_cuda(what):
+    if not cuda.is_available():
+        raise RuntimeError(f"{what} needs device 'cuda', which is not available: Numba found no CUDA GPU and driver "
+                           "(mt.cuda.is_available() is False). Set NUMBA_ENABLE_CUDASIM=1 before importing "
+                           "minitorch_nb to run on Numba's simulator")
+
+class Stream:
+    """A queue of GPU work, after torch.cuda.Stream: kernels and copies in one stream run in order, those in
+    different streams may overlap. `mt.cuda.Stream()` makes a new one; `with mt.cuda.stream(s):` uses it."""
+    def __init__(self, _numba_stream=None):
+        _require_cuda("mt.cuda.Stream")
+        self.numba_stream = numba_cuda.stream() if _numba_stream is None else _numba_stream
+    def synchronize(self):
+        "Wait (on the host) until all work queued on this stream has finished."
+        self.numba_stream.synchronize()
+    def record_event(self, event=None):
+        "Record `event` (a new Event if None) at the current end of this stream, and return it."
+        event = Event() if event is None else event
+        event.record(self)
+        return event
+    def wait_event(self, event):
+        "Make work queued on this stream from now on wait until `event` has happened (the GPU waits, not the host)."
+        event.wait(self)
+    def wait_stream(self, stream):
+        "Make work queued on this stream from now on wait for all work queued on `stream` so far."
+        self.wait_event(stream.record_event())
+    def query(self):
+        "True if all work queued on this stream has finished."
+        return self.record_event().query()
+    def __repr__(self):
+        return f"<mt.cuda.Stream {'default' if self is cuda.default_stream() else hex(id(self))}>"
+
+class Event:
+    """A marker in a stream, after torch.cuda.Event: `record()` it, then wait for it, ask whether the GPU has
+    reached it, or time the work between two events on the GPU's clock (`elapsed_time`, in ms)."""
+    def __init__(self, enable_timing=False):
+        _require_cuda("mt.cuda.Event")
+        self.enable_timing, self.recorded = bool(enable_timing), False
+        # the simulator's events take no arguments (they keep no time)
+        self.numba_event = numba_cuda.event() if cuda.is_simulator() else numba_cuda.event(timing=self.enable_timing)
+    def record(self, stream=None):
+        "Mark the current end of `stream` (the current stream if None); the event happens when the GPU gets there."
+        self.numba_event.record((stream or cuda.current_stream()).numba_stream)
+        self.recorded = True
+    def wait(self, stream=None):
+        "Make work queued on `stream` (the current stream if None) from now on wait for this event."
+        self.numba_event.wait((stream or cuda.current_stream()).numba_stream)
+    def query(self):
+        "True if the GPU has done all the work before the last record() (also if the event was never recorded)."
+        return self.numba_event.query() if hasattr(self.numba_event, "query") else True  # the simulator is synchronous
+    def synchronize(self):
+        "Wait (on the host) until the event has happened."
+        self.numba_event.synchronize()
+    def elapsed_time(self, end):
+        "Milliseconds on the GPU's clock from this event to the later event `end` (waits for both)."
+        for event, which in ((self, "start"), (end, "end")):
+            if not event.enable_timing:
+                raise RuntimeError(f"elapsed_time: the {which} event was created without timing; "
+                                   "use mt.cuda.Event(enable_timing=True)")
+            if not event.recorded:
+                raise RuntimeError(f"elapsed_time: the {which} event was never recorded; call .record() on both events")
+        self.synchronize(); end.synchronize()
+        return float(self.numba_event.elapsed_time(end.numba_event))
+
+# %% ../nbs/06_kernels.ipynb #e18a0003
+extends(CudaAPI)(Stream)
+extends(CudaAPI)(Event)
+backend_cuda.Stream, backend_cuda.Event = Stream, Event
+_default_stream = []  # made on first use
+
+@extends(CudaAPI)
+def default_stream(self):
+    "The stream that work goes on when no other was chosen (CUDA's legacy default stream, which waits for the others)."
+    _require_cuda("mt.cuda.default_stream()")
+    if not _default_stream:  # the simulator has no default_stream(): any of its streams will do, it runs synchronously
+        _default_stream.append(Stream(getattr(numba_cuda, "default_stream", numba_cuda.stream)()))
+    return _default_stream[0]
+
+@extends(CudaAPI)
+def current_stream(self):
+    "The stream this host thread's kernels and copies go on now."
+    _require_cuda("mt.cuda.current_stream()")
+    return getattr(_current_stream, "stream", None) or self.default_stream()
+
+@extends(CudaAPI)
+@contextlib.contextmanager
+def stream(self, s):
+    "Inside `with mt.cuda.stream(s):` this thread's GPU work goes on stream `s`; the previous stream comes back after."
+    if s is None:  # as in torch: no stream given, nothing changes
+        yield None
+        return
+    if not isinstance(s, Stream):
+        raise TypeError(f"mt.cuda.stream() needs an mt.cuda.Stream (or None), got {type(s).__name__}")
+    previous, _current_stream.stream = getattr(_current_stream, "stream", None), s
+    try: yield s
+    finally: _current_stream.stream = previous
+
+@extends(CudaAPI)
+def pinned_empty(self, shape, dtype=np.float32):
+    """An uninitialised tensor on device 'numpy' in pinned (page-locked) host memory: the GPU's copy engines
+    read it directly, so `.to('cuda')` of it inside `with mt.cuda.stream(s):` doesn't make the host wait."""
+    _require_cuda("mt.cuda.pinned_empty()")
+    return Tensor._make(numba_cuda.pinned_array(shape, np.dtype(dtype)))

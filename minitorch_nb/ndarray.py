@@ -25,6 +25,10 @@ from .autograd import Tensor, Function, extends, namespace, broadcast_shapes, re
 # %% ../nbs/05_strides.ipynb #7be2bdd4
 def strides_for(shape, order="C"):
     "Element strides of a compact array of `shape`: row-major ('C', last index fastest) or column-major ('F')."
+    return _compact_strides(tuple(shape), order)
+
+@functools.lru_cache(maxsize=4096)  # every new array asks; the same few shapes come back all the time
+def _compact_strides(shape, order):
     if order not in ("C", "F"): raise ValueError(f"order must be 'C' (row-major) or 'F' (column-major), got {order!r}")
     dims = list(range(len(shape)))
     strides, step = [0] * len(shape), 1
@@ -212,8 +216,11 @@ class Backend:
 # %% ../nbs/05_strides.ipynb #da1beaa5
 def as_numpy_view(x):
     "A numpy array over x's host buffer with x's shape, strides and offset: no copy, writes go through."
-    item = x.buffer.itemsize
-    return np.ndarray(x.shape, x.dtype, buffer=x.buffer, offset=x.offset * item, strides=[s * item for s in x.strides])
+    if x._numpy_view is None:  # kept with the array: kernels ask for it again and again
+        item = x.buffer.itemsize
+        x._numpy_view = np.ndarray(x.shape, x.dtype, buffer=x.buffer, offset=x.offset * item,
+                                   strides=[s * item for s in x.strides])
+    return x._numpy_view
 
 def _blas_ready(x):
     "BLAS reads a matrix along rows or along columns (a transpose is a flag), not with other steps: compact those."
@@ -286,14 +293,14 @@ class NDArray:
 
     def __init__(self, buffer, shape, strides=None, offset=0, device=DEFAULT_DEVICE, base=None):
         self.buffer, self.device, self.base = buffer, device, base
+        self._contiguous = self._numpy_view = None  # computed on first use
         self.shape, self.offset = tuple(map(int, shape)), int(offset)
         self.strides = strides_for(self.shape) if strides is None else tuple(map(int, strides))
         if len(self.strides) != len(self.shape):
             raise ValueError(f"shape {list(self.shape)} and strides {list(self.strides)} have different lengths")
+        # read by every operation, so plain attributes rather than properties: element type, dimensions, elements
+        self.dtype, self.ndim, self.size = buffer.dtype, len(self.shape), math.prod(self.shape)
 
-    dtype = property(lambda self: self.buffer.dtype, doc="Element type (a numpy dtype).")
-    ndim = property(lambda self: len(self.shape), doc="Number of dimensions.")
-    size = property(lambda self: math.prod(self.shape), doc="Number of elements.")
     itemsize = property(lambda self: self.buffer.dtype.itemsize, doc="Bytes per element.")
     backend = property(lambda self: get_backend(self.device), doc="Storage and kernels of this array's device.")
     layout = property(lambda self: Layout(self.shape, self.strides, self.offset), doc="(shape, strides, offset).")
@@ -304,7 +311,9 @@ class NDArray:
 
     def is_contiguous(self):
         "True when the elements lie in row-major order without gaps (strides of size-1 dimensions don't matter)."
-        return is_contiguous_layout(self.shape, self.strides)
+        if self._contiguous is None:  # an NDArray's metadata never changes: work it out once
+            self._contiguous = is_contiguous_layout(self.shape, self.strides)
+        return self._contiguous
 
     def positions(self):
         "Buffer position of every element (an int64 numpy array of this shape)."
@@ -638,9 +647,15 @@ def _promote(a, b):
     if isinstance(a, NDArray) and isinstance(b, NDArray) and a.dtype == b.dtype and a.device == b.device:
         return a, b  # nothing to convert
     like = a if isinstance(a, NDArray) else b
+    if isinstance(b, (int, float, bool)) and a is like and a.dtype.kind in "fc":  # x * 2.0: the common case
+        return a, _scalar(b, np.result_type(a.dtype, b), a.device)
     a, b = (np.asarray(x) if isinstance(x, (list, tuple)) else x for x in (a, b))
     dtype = np.result_type(*(x.dtype if isinstance(x, NDArray) else x for x in (a, b)))
     return tuple(_operand(x, like, dtype).astype(dtype, copy=False) for x in (a, b))
+
+def _scalar(value, dtype, device):
+    "A 0-d array holding `value`."
+    return NDArray(get_backend(device).to_device(np.array([value], dtype)), (), (), 0, device)
 
 def _broadcast(x, shape):
     "x viewed with `shape` (x itself when it already has that shape)."
@@ -653,7 +668,7 @@ def elementwise(name, a, b=None):
         a.backend.map(name, out, a)
         return out
     a, b = _promote(a, b)
-    shape = a.shape if a.shape == b.shape else broadcast_shapes(a.shape, b.shape)
+    shape = a.shape if a.shape == b.shape or not b.shape else broadcast_shapes(a.shape, b.shape)
     out = empty(shape, _ufunc_dtype(name, a.dtype, b.dtype), a.device)
     a.backend.zip(name, out, _broadcast(a, shape), _broadcast(b, shape))
     return out

@@ -111,6 +111,138 @@ def transfers_between_devices_carry_gradients():
     else:
         raise AssertionError("mixing devices must fail")
 
+class StreamSpy:
+    "Records the stream handed to every kernel launch and host<->device copy while active (the simulator ignores it)."
+    def __init__(self):
+        from numba import cuda
+        from numba.cuda.simulator.kernel import FakeCUDAKernel
+        from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
+        self.targets = [(FakeCUDAKernel, "__getitem__", lambda args, kw: args[1][2] if len(args[1]) > 2 else 0, "launch"),
+                        (FakeCUDAArray, "copy_to_host", lambda args, kw: kw.get("stream", 0), "to_host"),
+                        (FakeCUDAArray, "copy_to_device", lambda args, kw: kw.get("stream", 0), "copy_to_device"),
+                        (cuda, "to_device", lambda args, kw: kw.get("stream", 0), "to_device")]
+        self.seen = []
+    def __enter__(self):
+        self.saved = []
+        for owner, name, stream_of, label in self.targets:
+            original = getattr(owner, name)
+            self.saved.append((owner, name, original))
+            def spy(*args, _original=original, _stream_of=stream_of, _label=label, **kw):
+                self.seen.append((_label, _stream_of(args, kw), getattr(args[0], "dtype", None)))
+                return _original(*args, **kw)
+            setattr(owner, name, spy)
+        return self
+    def __exit__(self, *exc):
+        for owner, name, original in self.saved: setattr(owner, name, original)
+
+@check
+def work_inside_a_stream_block_goes_on_that_stream():
+    default = mt.cuda.default_stream()
+    assert mt.cuda.current_stream() is default
+    s, t = mt.cuda.Stream(), mt.cuda.Stream()
+    a = rng.standard_normal((5, 7)).astype(np.float32)
+    b = rng.standard_normal((7, 4)).astype(np.float32)
+    with StreamSpy() as spy:
+        with mt.cuda.stream(s) as entered:
+            assert entered is s and mt.cuda.current_stream() is s
+            x, y = mt.tensor(a, device="cuda"), mt.tensor(b, device="cuda")
+            prod = x @ y                                        # tiled matmul kernel
+            z = (x * 2.0 - 1.0).exp().sum(dim=1)                # map, zip, reduce kernels
+            picked = x[[4, 0, 0]]                               # gather with a positions copy
+            with mt.cuda.stream(t):
+                assert mt.cuda.current_stream() is t
+                w = mt.tensor(a, device="cuda").tanh()
+            assert mt.cuda.current_stream() is s
+            got = [prod.to("numpy").numpy(), z.to("numpy").numpy(), picked.to("numpy").numpy()]
+        assert mt.cuda.current_stream() is default
+        after = (mt.tensor(a, device="cuda") + 1.0).to("numpy").numpy()
+    np.testing.assert_allclose(got[0], a @ b, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got[1], np.exp(a * 2 - 1).sum(1), rtol=1e-5)
+    np.testing.assert_array_equal(got[2], a[[4, 0, 0]])
+    np.testing.assert_allclose(w.to("numpy").numpy(), np.tanh(a), rtol=1e-6)
+    np.testing.assert_allclose(after, a + 1, rtol=1e-6)
+    streams = [stream for _, stream, _ in spy.seen]
+    labels = {label for label, _, _ in spy.seen}
+    assert {"launch", "to_host", "to_device"} <= labels, labels
+    # cached shape/stride metadata is copied once on the default stream (0); everything else follows the block
+    on_s = [i for i, st in enumerate(streams) if st is s.numba_stream]
+    on_t = [i for i, st in enumerate(streams) if st is t.numba_stream]
+    assert on_s and on_t and on_t[0] > on_s[0] and on_t[-1] < on_s[-1], (on_s, on_t)
+    assert all(st is s.numba_stream or st is t.numba_stream or (label == "to_device" and st == 0 and dt == np.int64)
+               for label, st, dt in spy.seen[:on_s[-1] + 1]), spy.seen
+    assert all(st == 0 for _, st, _ in spy.seen[on_s[-1] + 1:]), spy.seen[on_s[-1] + 1:]
+    data_in = [st for label, st, dt in spy.seen[:on_s[-1] + 1] if label == "to_device" and dt == np.float32]
+    # x, y and the scalars 2.0, 1.0 go in on s; the tensor made inside the inner block on t
+    assert len(data_in) >= 3 and all(st is s.numba_stream for st in data_in[:-1]) and data_in[-1] is t.numba_stream
+    assert sum(label == "launch" for label, _, _ in spy.seen[:on_s[-1] + 1]) >= 6
+
+@check
+def current_stream_is_restored_after_an_exception():
+    s = mt.cuda.Stream()
+    try:
+        with mt.cuda.stream(s):
+            with mt.cuda.stream(mt.cuda.Stream()):
+                raise KeyError("inside")
+    except KeyError:
+        pass
+    assert mt.cuda.current_stream() is mt.cuda.default_stream()
+    with mt.cuda.stream(None) as nothing:
+        assert nothing is None and mt.cuda.current_stream() is mt.cuda.default_stream()
+    try:
+        with mt.cuda.stream("side"): pass
+    except TypeError as e:
+        assert "needs an mt.cuda.Stream" in str(e) and "str" in str(e), e
+    else:
+        raise AssertionError("a non-stream must be refused")
+    s.synchronize()
+    assert s.query()
+    s.wait_stream(mt.cuda.default_stream())                 # the GPU would wait: the simulator is synchronous
+    s.wait_event(mt.cuda.default_stream().record_event())
+
+@check
+def events_record_time_and_complain():
+    import warnings
+    start, end = mt.cuda.Event(enable_timing=True), mt.cuda.Event(enable_timing=True)
+    s = mt.cuda.Stream()
+    start.record(s)
+    with mt.cuda.stream(s):
+        x = mt.tensor(np.ones((4, 8), np.float32), device="cuda").sum()
+    end.record(s)
+    end.synchronize()
+    assert end.query() and start.recorded and end.recorded
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ms = start.elapsed_time(end)
+    assert isinstance(ms, float) and ms >= 0.0, ms
+    assert ms == 0.0 and any("bogus" in str(w.message) for w in caught)  # the simulator keeps no time
+    assert x.item() == 32.0
+    for bad, words in ((lambda: start.elapsed_time(mt.cuda.Event()), "end event was created without timing"),
+                       (lambda: mt.cuda.Event().elapsed_time(end), "start event was created without timing"),
+                       (lambda: start.elapsed_time(mt.cuda.Event(enable_timing=True)), "end event was never recorded"),
+                       (lambda: mt.cuda.Event(enable_timing=True).elapsed_time(end), "start event was never recorded")):
+        try:
+            bad()
+        except RuntimeError as e:
+            assert words in str(e), (words, str(e))
+        else:
+            raise AssertionError(f"elapsed_time must fail: {words}")
+    assert mt.cuda.Event().query()  # never recorded: nothing to wait for, as in CUDA
+
+@check
+def pinned_host_memory_copies_in_on_a_stream():
+    p = mt.cuda.pinned_empty((4, 8), mt.float32)
+    assert p.device == "numpy" and p.shape == (4, 8) and p.dtype == np.float32
+    values = rng.standard_normal((4, 8)).astype(np.float32)
+    p.data[:] = values
+    s = mt.cuda.Stream()
+    with mt.cuda.stream(s):
+        g = p.to("cuda")
+        row_sums = (g * 2.0).sum(dim=1)
+    ready = s.record_event()
+    ready.synchronize()
+    np.testing.assert_allclose(row_sums.to("numpy").numpy(), (values.astype(np.float64) * 2).sum(1), rtol=1e-5, atol=1e-5)
+    assert g.device == "cuda"
+
 if __name__ == "__main__":
     for fn in CHECKS:
         fn()

@@ -9,4 +9,15 @@ def test_cuda_kernels_under_the_simulator():
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(script.parent))
     result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "7 simulator checks passed" in result.stdout, result.stdout
+    assert "11 simulator checks passed" in result.stdout, result.stdout
+
+def test_streams_and_events_without_cuda_say_so():
+    import pytest
+    import minitorch_nb as mt
+    if mt.cuda.is_available(): pytest.skip("a GPU (or the simulator) is present")
+    for make in (mt.cuda.Stream, mt.cuda.Event, mt.cuda.current_stream, mt.cuda.default_stream,
+                 lambda: mt.cuda.pinned_empty((2, 3))):
+        with pytest.raises(RuntimeError, match="not available: Numba found no CUDA GPU"):
+            make()
+    with pytest.raises(TypeError, match="needs an mt.cuda.Stream"):
+        with mt.cuda.stream("side"): pass

@@ -23,7 +23,7 @@ def numba_kernels_only():
 @pytest.mark.parametrize("fast_paths", [True, False])
 def test_fast_paths_and_kernels_agree_over_parallel_min(fast_paths, rng):
     bc.cpu_backend.fast_paths = fast_paths
-    a = rng.standard_normal((300, 256)).astype(np.float32)  # 76800 elements: over PARALLEL_MIN
+    a = rng.standard_normal((1100, 256)).astype(np.float32)  # 281600 elements: over PARALLEL_MIN
     assert a.size >= bc.PARALLEL_MIN
     x = nd.array(a, device="cpu")
     xp = x.__array_namespace__()
