@@ -17,13 +17,13 @@ __all__ = ['cpu_position_of', 'CHUNK', 'inline', 'inline_identity', 'negative_',
            'minimum_kernel', 'equal_kernel', 'not_equal_kernel', 'less_kernel', 'less_equal_kernel', 'greater_kernel',
            'greater_equal_kernel', 'logical_and_kernel', 'logical_or_kernel', 'where_kernel', 'copy_kernel',
            'take_kernel', 'put_kernel', 'reduce_loop', 'sum_kernel', 'prod_kernel', 'max_kernel', 'min_kernel',
-           'any_kernel', 'all_kernel', 'arg_reduce_kernel', 'matmul_strided_kernel', 'matmul_tiled_kernel',
-           'matmul_tiled_sized_kernel', 'Autotuner', 'tiled_matmul_variants', 'matmul_autotuned', 'ufunc_on_threads',
-           'CpuBackend', 'parse_cache_size', 'cache_sizes', 'blas_cost', 'energy_estimate', 'relu_affine_kernel',
-           'fused_relu_affine', 'bias_relu_kernel', 'linear_relu', 'welford_chunks_kernel', 'chan_merge',
-           'batch_norm_stats', 'rsqrt_newton', 'sigmoid_lut', 'blocks_for', 'gpu_map_kernel', 'gpu_zip_kernel',
-           'gpu_where_kernel', 'gpu_copy_kernel', 'gpu_fill_kernel', 'gpu_take_kernel', 'gpu_put_kernel',
-           'gpu_reduce_kernel', 'gpu_arg_reduce_kernel', 'gpu_matmul_naive', 'gpu_matmul_tiled',
+           'any_kernel', 'all_kernel', 'arg_reduce_kernel', 'matmul_strided_kernel', 'tiled_matmul_loops',
+           'matmul_tiled_kernel', 'matmul_tiled_sized_kernel', 'Autotuner', 'tiled_matmul_variants', 'matmul_autotuned',
+           'ufunc_on_threads', 'CpuBackend', 'parse_cache_size', 'cache_sizes', 'blas_cost', 'energy_estimate',
+           'relu_affine_kernel', 'fused_relu_affine', 'bias_relu_kernel', 'linear_relu', 'welford_chunks_kernel',
+           'chan_merge', 'batch_norm_stats', 'rsqrt_newton', 'sigmoid_lut', 'blocks_for', 'gpu_map_kernel',
+           'gpu_zip_kernel', 'gpu_where_kernel', 'gpu_copy_kernel', 'gpu_fill_kernel', 'gpu_take_kernel',
+           'gpu_put_kernel', 'gpu_reduce_kernel', 'gpu_arg_reduce_kernel', 'gpu_matmul_naive', 'gpu_matmul_tiled',
            'gpu_matmul_double_buffered', 'current_numba_stream', 'launch', 'CudaBackend', 'CudaAPI', 'Stream', 'Event',
            'default_stream', 'current_stream', 'stream', 'pinned_empty']
 
@@ -345,42 +345,11 @@ def matmul_strided_kernel(out, o_str, o_off, a, a_str, a_off, b, b_str, b_off, b
 
 TILE_I, TILE_K, TILE_J = 64, 128, 256  # a 128 x 256 float32 block of b is 128 KB: it stays in L2
 
-@njit(parallel=True, cache=True, fastmath={"contract"})
-def matmul_tiled_kernel(out, a, b):
-    """The teaching tiled GEMM for 2-D contiguous arrays: each parallel task owns a block of TILE_I rows of out
-    and sweeps (TILE_K x TILE_J) blocks of b, which stay in cache while every row of the block uses them;
+@njit(inline="always")
+def tiled_matmul_loops(out, a, b, tile_i, tile_k, tile_j):
+    """The loops of the tiled GEMM for 2-D contiguous arrays: each parallel task owns a block of tile_i rows of
+    out and sweeps (tile_k x tile_j) blocks of b, which stay in cache while every row of the block uses them;
     rows go four at a time, so each element of b loaded feeds four multiply-adds."""
-    m, k = a.shape
-    n = b.shape[1]
-    for it in prange((m + TILE_I - 1) // TILE_I):
-        i0, i1 = it * TILE_I, min(it * TILE_I + TILE_I, m)
-        for i in range(i0, i1):
-            for j in range(n): out[i, j] = 0
-        for k0 in range(0, k, TILE_K):
-            k1 = min(k0 + TILE_K, k)
-            for j0 in range(0, n, TILE_J):
-                j1 = min(j0 + TILE_J, n)
-                w, i = j1 - j0, i0
-                while i + 4 <= i1:
-                    # slices that start at 0: no negative-index checks, so the j loop vectorises
-                    r0, r1, r2, r3 = out[i, j0:j1], out[i + 1, j0:j1], out[i + 2, j0:j1], out[i + 3, j0:j1]
-                    for t in range(k0, k1):
-                        a0, a1, a2, a3, b_row = a[i, t], a[i + 1, t], a[i + 2, t], a[i + 3, t], b[t, j0:j1]
-                        for j in range(w):
-                            bj = b_row[j]
-                            r0[j] += a0 * bj; r1[j] += a1 * bj; r2[j] += a2 * bj; r3[j] += a3 * bj
-                    i += 4
-                for i in range(i, i1):  # the last rows when TILE_I rows don't divide m
-                    row = out[i, j0:j1]
-                    for t in range(k0, k1):
-                        ait, b_row = a[i, t], b[t, j0:j1]
-                        for j in range(w): row[j] += ait * b_row[j]
-
-# %% ../nbs/06_kernels.ipynb #32626098
-@njit(parallel=True, cache=True, fastmath={"contract"})
-def matmul_tiled_sized_kernel(out, a, b, tile_i, tile_k, tile_j):
-    """matmul_tiled_kernel with the tile sizes as arguments: each parallel task owns tile_i rows of out and
-    sweeps (tile_k x tile_j) blocks of b, four rows at a time."""
     m, k = a.shape
     n = b.shape[1]
     for it in prange((m + tile_i - 1) // tile_i):
@@ -393,6 +362,7 @@ def matmul_tiled_sized_kernel(out, a, b, tile_i, tile_k, tile_j):
                 j1 = min(j0 + tile_j, n)
                 w, i = j1 - j0, i0
                 while i + 4 <= i1:
+                    # slices that start at 0: no negative-index checks, so the j loop vectorises
                     r0, r1, r2, r3 = out[i, j0:j1], out[i + 1, j0:j1], out[i + 2, j0:j1], out[i + 3, j0:j1]
                     for t in range(k0, k1):
                         a0, a1, a2, a3, b_row = a[i, t], a[i + 1, t], a[i + 2, t], a[i + 3, t], b[t, j0:j1]
@@ -400,11 +370,23 @@ def matmul_tiled_sized_kernel(out, a, b, tile_i, tile_k, tile_j):
                             bj = b_row[j]
                             r0[j] += a0 * bj; r1[j] += a1 * bj; r2[j] += a2 * bj; r3[j] += a3 * bj
                     i += 4
-                for i in range(i, i1):
+                for i in range(i, i1):  # the last rows when tile_i rows don't divide m
                     row = out[i, j0:j1]
                     for t in range(k0, k1):
                         ait, b_row = a[i, t], b[t, j0:j1]
                         for j in range(w): row[j] += ait * b_row[j]
+
+@njit(parallel=True, cache=True, fastmath={"contract"})
+def matmul_tiled_kernel(out, a, b):
+    "The teaching tiled GEMM (2-D contiguous arrays), with this chapter's tile sizes."
+    tiled_matmul_loops(out, a, b, TILE_I, TILE_K, TILE_J)
+
+
+# %% ../nbs/06_kernels.ipynb #32626098
+@njit(parallel=True, cache=True, fastmath={"contract"})
+def matmul_tiled_sized_kernel(out, a, b, tile_i, tile_k, tile_j):
+    "matmul_tiled_kernel with the tile sizes as arguments: the same loops, for the autotuner to choose."
+    tiled_matmul_loops(out, a, b, tile_i, tile_k, tile_j)
 
 # %% ../nbs/06_kernels.ipynb #e04c27a7
 import time
