@@ -36,7 +36,7 @@ import numpy as np
 import numba
 from numba import njit, prange
 from .autograd import register_device
-from .ndarray import NumpyBackend, register_backend, from_numpy, as_numpy_view, UNARY, BINARY, REDUCE
+from .ndarray import NDArray, NumpyBackend, register_backend, from_numpy, as_numpy_view, UNARY, BINARY, REDUCE
 
 # %% ../nbs/06_kernels.ipynb #a4adc8aa
 def position_of(ordinal, shape, strides, offset, ndim):
@@ -483,6 +483,16 @@ class CpuBackend(NumpyBackend):
 
     def _numba_ok(self, *arrays): return all(x.dtype in SUPPORTED for x in arrays)
     def _small(self, x): return self.fast_paths and x.size < PARALLEL_MIN
+
+    def ufunc(self, name, *operands):
+        "Small arrays: numpy in one call (chapter 05's shortcut); large ones, and x ** p, go to the kernels."
+        if not self.fast_paths or name == "power": return None
+        if any(isinstance(x, NDArray) and x.size >= PARALLEL_MIN for x in operands): return None
+        return super().ufunc(name, *operands)
+
+    def reduce_all(self, name, x, axes, keepdims):
+        "Small arrays: numpy's reduce in one call (chapter 05's shortcut); large ones go to the kernels."
+        return super().reduce_all(name, x, axes, keepdims) if self._small(x) else None
     def _numpy_simd(self, name, *arrays):
         "exp-like functions of contiguous float arrays (or of one broadcast value): numpy's SIMD loops win."
         return self.fast_paths and name in NUMPY_SIMD_OPS and all(

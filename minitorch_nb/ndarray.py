@@ -9,9 +9,9 @@ __all__ = ['UNARY', 'BINARY', 'REDUCE', 'BACKENDS', 'DEFAULT_DEVICE', 'Layout', 
            'get_backend', 'count_allocations', 'AllocationStats', 'NDArray', 'empty', 'from_numpy', 'array', 'copy',
            'compact', 'astype', 'to_numpy', 'item', 'tolist', 'as_strided', 'permute_dims', 'permute', 'swapaxes',
            'broadcast_to', 'shares_memory', 'view_strides', 'reshape', 'view', 'flip', 'squeeze', 'expand_dims',
-           'elementwise', 'full', 'reduce', 'arg_reduce', 'ArrayNamespace', 'namespace_for', 'element_strides',
-           'numpy_storage', 'stride', 'storage_offset', 'is_contiguous', 'Contiguous', 'contiguous', 'AsStrided',
-           'ScatterGather']
+           'elementwise', 'ufunc', 'reduce_all', 'adopt', 'full', 'reduce', 'arg_reduce', 'ArrayNamespace',
+           'namespace_for', 'element_strides', 'numpy_storage', 'stride', 'storage_offset', 'is_contiguous',
+           'Contiguous', 'contiguous', 'AsStrided', 'ScatterGather']
 
 # %% ../nbs/05_strides.ipynb #94c63281
 import contextlib
@@ -663,6 +663,9 @@ def _broadcast(x, shape):
 
 def elementwise(name, a, b=None):
     "Apply numpy ufunc `name` to one array, or to two with broadcasting, through the device's kernels."
+    if b is None or _one_device(a, b):  # the backend may do the whole op in one call (see below)
+        out = (a if b is None or isinstance(a, NDArray) else b).backend.ufunc(name, *((a,) if b is None else (a, b)))
+        if out is not None: return out
     if b is None:
         out = empty(a.shape, _ufunc_dtype(name, a.dtype), a.device)
         a.backend.map(name, out, a)
@@ -672,6 +675,49 @@ def elementwise(name, a, b=None):
     out = empty(shape, _ufunc_dtype(name, a.dtype, b.dtype), a.device)
     a.backend.zip(name, out, _broadcast(a, shape), _broadcast(b, shape))
     return out
+
+# %% ../nbs/05_strides.ipynb #24e47ab3
+_PY_SCALARS = (int, float, bool)
+
+def _one_device(a, b):
+    "NDArrays on one device, or an NDArray and a Python number: what a backend's one-call `ufunc` accepts."
+    if type(a) is NDArray and type(b) is NDArray:
+        if a.shape != b.shape: broadcast_shapes(a.shape, b.shape)  # a mismatch raises our error, naming both shapes
+        return b.device == a.device
+    return (type(a) is NDArray and type(b) in _PY_SCALARS) or (type(a) in _PY_SCALARS and type(b) is NDArray)
+
+@extends(Backend)
+def ufunc(self, name, *operands):
+    "The whole element-wise op in one call, as a new NDArray; None (this default) takes the general path."
+    return None
+
+@extends(Backend)
+def reduce_all(self, name, x, axes, keepdims):
+    "The whole reduction over `axes` in one call, as a new NDArray; None (this default) takes the general path."
+    return None
+
+@extends(NumpyBackend)
+def adopt(self, host, device):
+    "A fresh numpy result as a new NDArray on `device`, without copying: counted like `empty`."
+    host = np.asarray(host)
+    self.allocated_bytes += host.nbytes
+    self.allocations += 1
+    x = NDArray(host.reshape(-1), host.shape, None, 0, device)
+    x._numpy_view = host
+    return x
+
+@extends(NumpyBackend)
+def ufunc(self, name, *operands):
+    "numpy's ufunc on the operands' views (Python numbers as they are), its row-major result adopted."
+    fn = UNARY[name] if len(operands) == 1 else BINARY[name]
+    device = next(x.device for x in operands if isinstance(x, NDArray))
+    return self.adopt(fn(*(as_numpy_view(x) if isinstance(x, NDArray) else x for x in operands), order="C"), device)
+
+@extends(NumpyBackend)
+def reduce_all(self, name, x, axes, keepdims):
+    "numpy's reduce over all `axes` at once, for float sums, products, maxima and minima of non-empty arrays."
+    if x.dtype.kind != "f" or name not in ("sum", "prod", "max", "min") or x.size == 0: return None
+    return self.adopt(REDUCE[name][0].reduce(as_numpy_view(x), axis=axes, keepdims=keepdims), x.device)
 
 # %% ../nbs/05_strides.ipynb #34f873fc
 def _binary_op(name, swap=False):
@@ -750,6 +796,8 @@ def _reduce_dtype(name, dtype):
 def reduce(self, name, axis=None, keepdims=False):
     "Reduce with 'sum', 'prod', 'max', 'min', 'any' or 'all' over `axis` (None: all), one dimension at a time."
     axes, (_, identity) = _axes(axis, self.ndim), REDUCE[name]
+    whole = self.backend.reduce_all(name, self, axes, keepdims) if axes else None  # a one-call shortcut, if any
+    if whole is not None: return whole
     x = self.astype(_reduce_dtype(name, self.dtype), copy=False)
     for d in axes:
         n, kept = x.shape[d], x.shape[:d] + (1,) + x.shape[d + 1:]
