@@ -493,6 +493,19 @@ class CpuBackend(NumpyBackend):
     def reduce_all(self, name, x, axes, keepdims):
         "Small arrays: numpy's reduce in one call (chapter 05's shortcut); large ones go to the kernels."
         return super().reduce_all(name, x, axes, keepdims) if self._small(x) else None
+
+    def matmul_all(self, a, b):
+        "Float matrices with BLAS as the chosen path: numpy's matmul in one call (chapter 05's shortcut)."
+        if self.matmul_path != "blas" or a.dtype != b.dtype or a.dtype not in (np.float32, np.float64): return None
+        return super().matmul_all(a, b)
+
+    def where_all(self, cond, a, b):
+        "Small arrays: numpy's where in one call; large ones go to the kernel."
+        return super().where_all(cond, a, b) if all(self._small(x) for x in (cond, a, b)) else None
+
+    def gather_all(self, x, index):
+        "Small arrays: numpy's indexing in one call; large ones go to the kernel."
+        return super().gather_all(x, index) if self._small(x) else None
     def _numpy_simd(self, name, *arrays):
         "exp-like functions of contiguous float arrays (or of one broadcast value): numpy's SIMD loops win."
         return self.fast_paths and name in NUMPY_SIMD_OPS and all(

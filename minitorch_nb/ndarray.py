@@ -9,9 +9,9 @@ __all__ = ['UNARY', 'BINARY', 'REDUCE', 'BACKENDS', 'DEFAULT_DEVICE', 'Layout', 
            'get_backend', 'count_allocations', 'AllocationStats', 'NDArray', 'empty', 'from_numpy', 'array', 'copy',
            'compact', 'astype', 'to_numpy', 'item', 'tolist', 'as_strided', 'permute_dims', 'permute', 'swapaxes',
            'broadcast_to', 'shares_memory', 'view_strides', 'reshape', 'view', 'flip', 'squeeze', 'expand_dims',
-           'elementwise', 'ufunc', 'reduce_all', 'adopt', 'full', 'reduce', 'arg_reduce', 'ArrayNamespace',
-           'namespace_for', 'element_strides', 'numpy_storage', 'stride', 'storage_offset', 'is_contiguous',
-           'Contiguous', 'contiguous', 'AsStrided', 'ScatterGather']
+           'elementwise', 'ufunc', 'reduce_all', 'adopt', 'matmul_all', 'where_all', 'gather_all', 'full', 'reduce',
+           'arg_reduce', 'ArrayNamespace', 'namespace_for', 'element_strides', 'numpy_storage', 'stride',
+           'storage_offset', 'is_contiguous', 'Contiguous', 'contiguous', 'AsStrided', 'ScatterGather']
 
 # %% ../nbs/05_strides.ipynb #94c63281
 import contextlib
@@ -513,7 +513,10 @@ def __getitem__(self, idx):
     "Basic indexing gives a view; integer/boolean arrays gather a copy (numpy's rules)."
     parts = idx if isinstance(idx, tuple) else (idx,)
     if not any(_is_advanced(p) for p in parts): return self._basic_view(parts)
-    pos = self.positions()[tuple(_numpy_index(p) for p in parts)]
+    index = tuple(_numpy_index(p) for p in parts)
+    whole = self.backend.gather_all(self, index)  # one call on host memory, like `ufunc`
+    if whole is not None: return whole
+    pos = self.positions()[index]
     out = empty(pos.shape, self.dtype, self.device)
     self.backend.take(out, self, pos)
     return out
@@ -713,6 +716,38 @@ def ufunc(self, name, *operands):
     device = next(x.device for x in operands if isinstance(x, NDArray))
     return self.adopt(fn(*(as_numpy_view(x) if isinstance(x, NDArray) else x for x in operands), order="C"), device)
 
+@extends(Backend)
+def matmul_all(self, a, b):
+    "The whole matrix product in one call, as a new NDArray; None (this default) takes the general path."
+    return None
+
+@extends(Backend)
+def where_all(self, cond, a, b):
+    "where(cond, a, b) in one call, as a new NDArray; None (this default) takes the general path."
+    return None
+
+@extends(Backend)
+def gather_all(self, x, index):
+    "x[index] for an index with integer or boolean arrays in one call; None (this default): the general path."
+    return None
+
+@extends(NumpyBackend)
+def matmul_all(self, a, b):
+    "numpy's matmul (BLAS for floats) on the views of two arrays of one dtype, its result adopted."
+    if a.dtype != b.dtype: return None
+    return self.adopt(np.matmul(as_numpy_view(_blas_ready(a)), as_numpy_view(_blas_ready(b))), a.device)
+
+@extends(NumpyBackend)
+def where_all(self, cond, a, b):
+    "numpy's where on the views, for a boolean condition and two arrays of one dtype, its result adopted."
+    if cond.dtype != np.bool_ or a.dtype != b.dtype: return None
+    return self.adopt(np.where(as_numpy_view(cond), as_numpy_view(a), as_numpy_view(b)), a.device)
+
+@extends(NumpyBackend)
+def gather_all(self, x, index):
+    "numpy's advanced indexing of the view (it always copies), its result adopted."
+    return self.adopt(as_numpy_view(x)[index], x.device)
+
 @extends(NumpyBackend)
 def reduce_all(self, name, x, axes, keepdims):
     "numpy's reduce over all `axes` at once, for float sums, products, maxima and minima of non-empty arrays."
@@ -769,6 +804,8 @@ def __matmul__(self, other):
     if a2.shape[-1] != b2.shape[-2]:
         raise ValueError(f"matmul: shapes {list(a.shape)} and {list(b.shape)} don't match: {a2.shape[-1]} != {b2.shape[-2]}")
     batch = broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+    whole = a.backend.matmul_all(a, b)  # one call on host memory, like `ufunc`
+    if whole is not None: return whole
     out = empty(batch + (a2.shape[-2], b2.shape[-1]), _ufunc_dtype("multiply", a.dtype, b.dtype), a.device)
     a.backend.matmul(out, a2.broadcast_to(batch + a2.shape[-2:]), b2.broadcast_to(batch + b2.shape[-2:]))
     if a.ndim == 1: out = out.squeeze(-2)
@@ -908,6 +945,8 @@ class ArrayNamespace:
         x1, x2 = _promote(x1, x2)
         c = _operand(condition, like).astype(bool, copy=False)
         shape = broadcast_shapes(c.shape, x1.shape, x2.shape)
+        whole = like.backend.where_all(c, x1, x2)  # one call on host memory, like `ufunc`
+        if whole is not None: return whole
         out = empty(shape, x1.dtype, like.device)
         like.backend.where(out, c.broadcast_to(shape), x1.broadcast_to(shape), x2.broadcast_to(shape))
         return out

@@ -368,3 +368,27 @@ def test_inplace_and_setitem_on_ndarray_tensors():
         with mt.no_grad(): w *= w
         w.T[0] = 0.0
         np.testing.assert_array_equal(w.to("numpy").numpy(), [[0, 36, 36], [0, 4, 4]])
+
+
+def test_one_call_shortcuts_match_the_general_path(rng):
+    """'strided' takes chapter 05's one-call shortcuts (ufunc, reduce_all, matmul_all, where_all, gather_all);
+    'python' always takes the general path (empty output + kernel). Same values and dtypes, one buffer per op."""
+    a, b = rng.standard_normal((2, 4, 5)).astype(np.float32)
+    mask = a > 0.3
+    ops = [lambda x, y, m: x.T * 2.0 + y.T, lambda x, y, m: 3 - x, lambda x, y, m: x.exp(),
+           lambda x, y, m: x[::-1] @ y.mT, lambda x, y, m: x.reduce("sum", (0, 1)), lambda x, y, m: x.reduce("max", 1),
+           lambda x, y, m: x.__array_namespace__().where(m, x, y), lambda x, y, m: x[np.array([2, 0, 2])],
+           lambda x, y, m: x[m]]
+    for op in ops:
+        results = []
+        for device in BACKENDS:
+            x, y, m = (nd.array(v, device=device) for v in (a, b, mask))
+            results.append(op(x, y, m))
+        fast, general = results
+        assert fast.dtype == general.dtype == np.float32 and fast.shape == general.shape
+        np.testing.assert_allclose(fast.to_numpy(), general.to_numpy(), rtol=1e-6)
+    x = nd.array(a)
+    with nd.count_allocations() as c: x.T * 2.0 + x.T
+    assert c.count == 2 and c.bytes == 2 * a.nbytes
+    assert nd.Backend.ufunc(x.backend, "add", x, x) is None  # the base class always declines
+    with pytest.raises(RuntimeError, match=r"shapes \[4, 5\] and \[4\] can't be broadcast"): x + nd.array(np.ones(4))
