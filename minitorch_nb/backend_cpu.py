@@ -506,6 +506,10 @@ class CpuBackend(NumpyBackend):
     def gather_all(self, x, index):
         "Small arrays: numpy's indexing in one call; large ones go to the kernel."
         return super().gather_all(x, index) if self._small(x) else None
+
+    def scatter_add_all(self, x, index, values):
+        "Small arrays: numpy's add.at in one call; large ones go to the kernel."
+        return self._small(x) and super().scatter_add_all(x, index, values)
     def _numpy_simd(self, name, *arrays):
         "exp-like functions of contiguous float arrays (or of one broadcast value): numpy's SIMD loops win."
         return self.fast_paths and name in NUMPY_SIMD_OPS and all(

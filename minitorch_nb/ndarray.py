@@ -9,9 +9,9 @@ __all__ = ['UNARY', 'BINARY', 'REDUCE', 'BACKENDS', 'DEFAULT_DEVICE', 'Layout', 
            'get_backend', 'count_allocations', 'AllocationStats', 'NDArray', 'empty', 'from_numpy', 'array', 'copy',
            'compact', 'astype', 'to_numpy', 'item', 'tolist', 'as_strided', 'permute_dims', 'permute', 'swapaxes',
            'broadcast_to', 'shares_memory', 'view_strides', 'reshape', 'view', 'flip', 'squeeze', 'expand_dims',
-           'elementwise', 'ufunc', 'reduce_all', 'adopt', 'matmul_all', 'where_all', 'gather_all', 'full', 'reduce',
-           'arg_reduce', 'ArrayNamespace', 'namespace_for', 'element_strides', 'numpy_storage', 'stride',
-           'storage_offset', 'is_contiguous', 'Contiguous', 'contiguous', 'AsStrided', 'ScatterGather']
+           'elementwise', 'ufunc', 'reduce_all', 'adopt', 'matmul_all', 'where_all', 'gather_all', 'scatter_add_all',
+           'full', 'reduce', 'arg_reduce', 'ArrayNamespace', 'namespace_for', 'element_strides', 'numpy_storage',
+           'stride', 'storage_offset', 'is_contiguous', 'Contiguous', 'contiguous', 'AsStrided', 'ScatterGather']
 
 # %% ../nbs/05_strides.ipynb #94c63281
 import contextlib
@@ -411,7 +411,9 @@ def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
     if method == "at" and ufunc is np.add and not kwargs:
         target, idx, values = inputs
         parts = idx if isinstance(idx, tuple) else (idx,)
-        pos = target.positions()[tuple(_numpy_index(p) for p in parts)]
+        index = tuple(_numpy_index(p) for p in parts)
+        if target.backend.scatter_add_all(target, index, values): return None  # one call on host memory
+        pos = target.positions()[index]
         target.backend.put(target, pos, _operand(values, target).astype(target.dtype, copy=False).broadcast_to(pos.shape),
                            accumulate=True)
         return None
@@ -685,7 +687,8 @@ _PY_SCALARS = (int, float, bool)
 def _one_device(a, b):
     "NDArrays on one device, or an NDArray and a Python number: what a backend's one-call `ufunc` accepts."
     if type(a) is NDArray and type(b) is NDArray:
-        if a.shape != b.shape: broadcast_shapes(a.shape, b.shape)  # a mismatch raises our error, naming both shapes
+        if a.shape != b.shape and a.shape and b.shape:  # a 0-d array broadcasts to anything
+            broadcast_shapes(a.shape, b.shape)  # a mismatch raises our error, naming both shapes
         return b.device == a.device
     return (type(a) is NDArray and type(b) in _PY_SCALARS) or (type(a) in _PY_SCALARS and type(b) is NDArray)
 
@@ -730,6 +733,18 @@ def where_all(self, cond, a, b):
 def gather_all(self, x, index):
     "x[index] for an index with integer or boolean arrays in one call; None (this default): the general path."
     return None
+
+@extends(Backend)
+def scatter_add_all(self, x, index, values):
+    "np.add.at(x, index, values) in one call, returning True; False (this default) takes the general path."
+    return False
+
+@extends(NumpyBackend)
+def scatter_add_all(self, x, index, values):
+    "numpy's add.at on the view, for values that are an NDArray of x's dtype on x's device."
+    if type(values) is not NDArray or values.dtype != x.dtype or values.device != x.device: return False
+    np.add.at(as_numpy_view(x), index, as_numpy_view(values))
+    return True
 
 @extends(NumpyBackend)
 def matmul_all(self, a, b):
@@ -886,7 +901,8 @@ class ArrayNamespace:
                 obj = obj.astype(dtype)
             return obj
         if copy is False: raise ValueError("asarray(copy=False) needs an NDArray on the same device")
-        return from_numpy(np.asarray(obj, dtype=dtype), device)
+        host = np.asarray(obj, dtype=dtype)
+        return _scalar(host[()], host.dtype, device) if host.ndim == 0 else from_numpy(host, device)
     def empty(self, shape, dtype=None, device=None): return empty(shape, dtype or np.float64, device or self.device)
     def zeros(self, shape, dtype=None, device=None): return full(shape, 0, dtype or np.float64, device or self.device)
     def ones(self, shape, dtype=None, device=None): return full(shape, 1, dtype or np.float64, device or self.device)
