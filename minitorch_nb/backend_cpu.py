@@ -487,7 +487,8 @@ class CpuBackend(NumpyBackend):
     def ufunc(self, name, *operands):
         "Small arrays: numpy in one call (chapter 05's shortcut); large ones, and x ** p, go to the kernels."
         if not self.fast_paths or name == "power": return None
-        if any(isinstance(x, NDArray) and x.size >= PARALLEL_MIN for x in operands): return None
+        for x in operands:
+            if type(x) is NDArray and x.size >= PARALLEL_MIN: return None
         return super().ufunc(name, *operands)
 
     def reduce_all(self, name, x, axes, keepdims):

@@ -715,9 +715,11 @@ def adopt(self, host, device):
 @extends(NumpyBackend)
 def ufunc(self, name, *operands):
     "numpy's ufunc on the operands' views (Python numbers as they are), its row-major result adopted."
-    fn = UNARY[name] if len(operands) == 1 else BINARY[name]
-    device = next(x.device for x in operands if isinstance(x, NDArray))
-    return self.adopt(fn(*(as_numpy_view(x) if isinstance(x, NDArray) else x for x in operands), order="C"), device)
+    if len(operands) == 1: return self.adopt(UNARY[name](as_numpy_view(operands[0]), order="C"), operands[0].device)
+    a, b = operands
+    x = a if type(a) is NDArray else b
+    a, b = (as_numpy_view(v) if type(v) is NDArray else v for v in operands)
+    return self.adopt(BINARY[name](a, b, order="C"), x.device)
 
 @extends(Backend)
 def matmul_all(self, a, b):

@@ -744,7 +744,7 @@ def _valid_targets(target, n_classes, ignore_index, what):
 
 def _constant_like(arr, like):
     "A constant tensor (no gradient) with `like`'s dtype and device."
-    return Tensor._make(np.asarray(arr, dtype=like.dtype)).to(like.device)
+    return Tensor._make(namespace(like.data).asarray(np.asarray(arr), dtype=like.dtype))  # made on like's device
 
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     "-input[i, target[i]] (log-probabilities in, class indices as target), optionally weighted per class."
