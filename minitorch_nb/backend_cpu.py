@@ -8,10 +8,10 @@ __all__ = ['cpu_position_of', 'CHUNK', 'inline', 'inline_identity', 'negative_',
            'div_', 'pow_', 'eq_', 'ne_', 'lt_', 'le_', 'gt_', 'ge_', 'and_', 'or_', 'maximum_', 'minimum_', 'PAR',
            'MAP_KERNELS', 'ZIP_KERNELS', 'max_fold', 'min_fold', 'any_fold', 'all_fold', 'REDUCE_KERNELS', 'TILE_I',
            'TILE_K', 'TILE_J', 'TILE_CANDIDATES', 'matmul_tuner', 'SUPPORTED', 'PARALLEL_MIN', 'NUMPY_SIMD_OPS',
-           'cpu_backend', 'BLAS_SIZES', 'ENERGY_PJ', 'WELFORD_ROWS', 'RSQRT_MAGIC', 'gpu_position_of', 'THREADS',
-           'TILE', 'GPU_MAP_OPS', 'GPU_ZIP_OPS', 'GPU_REDUCE_OPS', 'cuda', 'backend_cuda', 'position_of', 'coalesce',
-           'split_rows', 'map_loop', 'zip_loop', 'negative_kernel', 'abs_kernel', 'exp_kernel', 'log_kernel',
-           'sin_kernel', 'cos_kernel', 'tanh_kernel', 'sqrt_kernel', 'square_kernel', 'sign_kernel',
+           'UFUNC_WORKERS', 'cpu_backend', 'BLAS_SIZES', 'ENERGY_PJ', 'WELFORD_ROWS', 'RSQRT_MAGIC', 'gpu_position_of',
+           'THREADS', 'TILE', 'GPU_MAP_OPS', 'GPU_ZIP_OPS', 'GPU_REDUCE_OPS', 'cuda', 'backend_cuda', 'position_of',
+           'coalesce', 'split_rows', 'map_loop', 'zip_loop', 'negative_kernel', 'abs_kernel', 'exp_kernel',
+           'log_kernel', 'sin_kernel', 'cos_kernel', 'tanh_kernel', 'sqrt_kernel', 'square_kernel', 'sign_kernel',
            'logical_not_kernel', 'isnan_kernel', 'expm1_kernel', 'log1p_kernel', 'floor_kernel', 'ceil_kernel',
            'add_kernel', 'subtract_kernel', 'multiply_kernel', 'divide_kernel', 'power_kernel', 'maximum_kernel',
            'minimum_kernel', 'equal_kernel', 'not_equal_kernel', 'less_kernel', 'less_equal_kernel', 'greater_kernel',
@@ -458,12 +458,14 @@ def _flat(x):
     "A contiguous NDArray as a flat numpy view, or a broadcast single value as a 0-d one."
     return as_numpy_view(x).reshape(-1) if x.is_contiguous() else x.buffer[x.offset:x.offset + 1].reshape(())
 
-_pool = []
+UFUNC_WORKERS = max(1, numba.config.NUMBA_NUM_THREADS - 1)  # the calling thread takes one more chunk
+_pool = []  # the ThreadPoolExecutor, made on first use
+
 def ufunc_on_threads(ufunc, out, *inputs):
     "out = ufunc(*inputs) in one chunk per core: numpy's loop on each, side by side (numpy releases the GIL in them)."
-    if not _pool: _pool.append(ThreadPoolExecutor(max(1, numba.config.NUMBA_NUM_THREADS - 1)))
+    if not _pool: _pool.append(ThreadPoolExecutor(UFUNC_WORKERS))
     o, xs = _flat(out), [_flat(x) for x in inputs]
-    bounds = np.linspace(0, o.size, _pool[0]._max_workers + 2).astype(np.int64)
+    bounds = np.linspace(0, o.size, UFUNC_WORKERS + 2).astype(np.int64)
     run = lambda lo, hi: ufunc(*(x if x.ndim == 0 else x[lo:hi] for x in xs), out=o[lo:hi])
     jobs = [_pool[0].submit(run, lo, hi) for lo, hi in zip(bounds[1:-1], bounds[2:])]
     run(bounds[0], bounds[1])  # this thread takes the first chunk

@@ -668,7 +668,7 @@ def _broadcast(x, shape):
 
 def elementwise(name, a, b=None):
     "Apply numpy ufunc `name` to one array, or to two with broadcasting, through the device's kernels."
-    if b is None or _one_device(a, b):  # the backend may do the whole op in one call (see below)
+    if b is None or _one_call_operands(a, b):  # the backend may do the whole op in one call (see below)
         out = (a if b is None or isinstance(a, NDArray) else b).backend.ufunc(name, *((a,) if b is None else (a, b)))
         if out is not None: return out
     if b is None:
@@ -684,7 +684,7 @@ def elementwise(name, a, b=None):
 # %% ../nbs/05_strides.ipynb #24e47ab3
 _PY_SCALARS = (int, float, bool)
 
-def _one_device(a, b):
+def _one_call_operands(a, b):
     "NDArrays on one device, or an NDArray and a Python number: what a backend's one-call `ufunc` accepts."
     if type(a) is NDArray and type(b) is NDArray:
         if a.shape != b.shape and a.shape and b.shape:  # a 0-d array broadcasts to anything
