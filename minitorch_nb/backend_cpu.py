@@ -491,11 +491,11 @@ class CpuBackend(NumpyBackend):
         if not self.fast_paths or name == "power": return None
         for x in operands:
             if type(x) is NDArray and x.size >= PARALLEL_MIN: return None
-        return super().ufunc(name, *operands)
+        return NumpyBackend.ufunc(self, name, *operands)
 
     def reduce_all(self, name, x, axes, keepdims):
         "Small arrays: numpy's reduce in one call (chapter 05's shortcut); large ones go to the kernels."
-        return super().reduce_all(name, x, axes, keepdims) if self._small(x) else None
+        return NumpyBackend.reduce_all(self, name, x, axes, keepdims) if self._small(x) else None
 
     def matmul_all(self, a, b):
         "Float matrices with BLAS as the chosen path: numpy's matmul in one call (chapter 05's shortcut)."
@@ -504,7 +504,8 @@ class CpuBackend(NumpyBackend):
 
     def where_all(self, cond, a, b):
         "Small arrays: numpy's where in one call; large ones go to the kernel."
-        return super().where_all(cond, a, b) if all(self._small(x) for x in (cond, a, b)) else None
+        small = self._small(cond) and self._small(a) and self._small(b)
+        return NumpyBackend.where_all(self, cond, a, b) if small else None
 
     def gather_all(self, x, index):
         "Small arrays: numpy's indexing in one call; large ones go to the kernel."

@@ -216,6 +216,8 @@ class Backend:
 # %% ../nbs/05_strides.ipynb #da1beaa5
 def as_numpy_view(x):
     "A numpy array over x's host buffer with x's shape, strides and offset: no copy, writes go through."
+    if x._numpy_view is None and x.size == x.buffer.size and x.is_contiguous():  # all of the buffer, in order
+        x._numpy_view = x.buffer.reshape(x.shape)
     if x._numpy_view is None:  # kept with the array: kernels ask for it again and again
         item = x.buffer.itemsize
         x._numpy_view = np.ndarray(x.shape, x.dtype, buffer=x.buffer, offset=x.offset * item,
@@ -242,7 +244,7 @@ class NumpyBackend(Backend):
         np.matmul(as_numpy_view(a), as_numpy_view(b), out=as_numpy_view(out))
     def where(self, out, cond, a, b):
         as_numpy_view(out)[...] = np.where(as_numpy_view(cond), as_numpy_view(a), as_numpy_view(b))
-    def copy(self, out, a): np.copyto(as_numpy_view(out), as_numpy_view(a), casting="unsafe")
+    def copy(self, out, a): as_numpy_view(out)[...] = as_numpy_view(a)  # assignment converts as casting="unsafe"
     def fill(self, out, value): as_numpy_view(out)[...] = value
     def take(self, out, a, pos): as_numpy_view(out)[...] = a.buffer[pos]
     def put(self, a, pos, values, accumulate=False):
@@ -290,8 +292,11 @@ class NDArray:
     """An n-dimensional array: a flat `buffer` read through `shape`, `strides` (in elements, not bytes)
     and `offset`. Views share the buffer and change only these three numbers."""
     __array_priority__ = 100  # numpy hands binary operators to NDArray (Tensor's 1000 still wins)
+    __slots__ = ("buffer", "device", "base", "shape", "strides", "offset", "dtype", "ndim", "size", "_contiguous",
+                 "_numpy_view", "__weakref__")
 
     def __init__(self, buffer, shape, strides=None, offset=0, device=DEFAULT_DEVICE, base=None):
+        get_backend(device)  # an unknown device fails here, with the list of known ones
         self.buffer, self.device, self.base = buffer, device, base
         self._contiguous = self._numpy_view = None  # computed on first use
         self.shape, self.offset = tuple(map(int, shape)), int(offset)
@@ -302,12 +307,22 @@ class NDArray:
         self.dtype, self.ndim, self.size = buffer.dtype, len(self.shape), math.prod(self.shape)
 
     itemsize = property(lambda self: self.buffer.dtype.itemsize, doc="Bytes per element.")
-    backend = property(lambda self: get_backend(self.device), doc="Storage and kernels of this array's device.")
+    backend = property(lambda self: BACKENDS[self.device], doc="Storage and kernels of this array's device.")
     layout = property(lambda self: Layout(self.shape, self.strides, self.offset), doc="(shape, strides, offset).")
+
+    @classmethod
+    def _wrap(cls, buffer, shape, strides, offset, device, base=None):
+        "An NDArray from metadata already in normal form (tuples of ints), unchecked: the hot path of every op."
+        x = object.__new__(cls)
+        x.buffer, x.device, x.base, x._contiguous, x._numpy_view = buffer, device, base, None, None
+        x.shape, x.strides, x.offset = shape, strides, offset
+        x.dtype, x.ndim, x.size = buffer.dtype, len(shape), math.prod(shape)
+        return x
 
     def _view(self, shape, strides, offset):
         "A new NDArray on the same buffer: only the metadata changes."
-        return NDArray(self.buffer, shape, strides, offset, self.device, self.base if self.base is not None else self)
+        return NDArray._wrap(self.buffer, tuple(shape), tuple(strides), offset, self.device,
+                             self.base if self.base is not None else self)
 
     def is_contiguous(self):
         "True when the elements lie in row-major order without gaps (strides of size-1 dimensions don't matter)."
@@ -326,9 +341,11 @@ class NDArray:
 # %% ../nbs/05_strides.ipynb #2bf80382
 def empty(shape, dtype=np.float64, device=DEFAULT_DEVICE, order="C"):
     "A new array of `shape` with uninitialised values, laid out row-major ('C') or column-major ('F')."
-    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(map(int, shape))
     buffer = get_backend(device).empty(math.prod(shape), np.dtype(dtype))
-    return NDArray(buffer, shape, strides_for(shape, order), 0, device)
+    out = NDArray._wrap(buffer, shape, strides_for(shape, order), 0, device)
+    if order == "C": out._contiguous = True  # known, so no op has to work it out
+    return out
 
 def from_numpy(arr, device=DEFAULT_DEVICE, order="C"):
     "A new NDArray holding a copy of the numpy array `arr`, stored in `order`."
@@ -425,7 +442,7 @@ def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
 @extends(NDArray)
 def as_strided(self, shape, strides, offset=0):
     "Any view of the buffer: element i sits at offset + sum(i[d] * strides[d]); checked against the buffer's bounds."
-    shape, strides = tuple(shape), tuple(strides)
+    shape, strides, offset = tuple(map(int, shape)), tuple(map(int, strides)), int(offset)
     if len(shape) != len(strides):
         raise ValueError(f"as_strided: shape {list(shape)} and strides {list(strides)} have different lengths")
     if any(n < 0 for n in shape): raise ValueError(f"as_strided: negative size in shape {list(shape)}")
@@ -444,7 +461,9 @@ def permute_dims(self, axes):
     axes = tuple(operator.index(a) % max(self.ndim, 1) for a in axes)
     if sorted(axes) != list(range(self.ndim)):
         raise ValueError(f"permute_dims needs each of the {self.ndim} axes once, got {list(axes)}")
-    return self._view([self.shape[a] for a in axes], [self.strides[a] for a in axes], self.offset)
+    view = self._view([self.shape[a] for a in axes], [self.strides[a] for a in axes], self.offset)
+    if self._numpy_view is not None: view._numpy_view = self._numpy_view.transpose(axes)  # host memory: cheaper
+    return view
 
 @extends(NDArray)
 def permute(self, *axes): return self.permute_dims(axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes)
@@ -514,8 +533,8 @@ def _basic_view(self, parts):
 def __getitem__(self, idx):
     "Basic indexing gives a view; integer/boolean arrays gather a copy (numpy's rules)."
     parts = idx if isinstance(idx, tuple) else (idx,)
-    if not any(_is_advanced(p) for p in parts): return self._basic_view(parts)
-    index = tuple(_numpy_index(p) for p in parts)
+    if not any(map(_is_advanced, parts)): return self._basic_view(parts)
+    index = tuple(map(_numpy_index, parts))
     whole = self.backend.gather_all(self, index)  # one call on host memory, like `ufunc`
     if whole is not None: return whole
     pos = self.positions()[index]
@@ -525,6 +544,7 @@ def __getitem__(self, idx):
 
 def _check_writable(x):
     "Writing into a broadcast view would write several elements into one memory location: refuse."
+    if x.is_contiguous(): return  # the common case, known without a look at the strides
     if any(s == 0 and n > 1 for n, s in zip(x.shape, x.strides)):
         raise ValueError(f"can't write into an array with stride 0 (shape {list(x.shape)}, strides "
                          f"{list(x.strides)}): several of its elements are one memory location; copy it first")
@@ -621,6 +641,10 @@ def flip(self, axis=None):
 
 def _axes(axis, ndim):
     "Normalise an axis argument (None, int or tuple; negatives allowed) to a sorted tuple."
+    return _sorted_axes(tuple(axis) if isinstance(axis, (list, np.ndarray)) else axis, ndim)
+
+@functools.lru_cache(maxsize=1024)  # asked by every reduction, with the same few arguments
+def _sorted_axes(axis, ndim):
     if axis is None: return tuple(range(ndim))
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     for a in axes:
@@ -660,7 +684,7 @@ def _promote(a, b):
 
 def _scalar(value, dtype, device):
     "A 0-d array holding `value`."
-    return NDArray(get_backend(device).to_device(np.array([value], dtype)), (), (), 0, device)
+    return NDArray._wrap(get_backend(device).to_device(np.array([value], dtype)), (), (), 0, device)
 
 def _broadcast(x, shape):
     "x viewed with `shape` (x itself when it already has that shape)."
@@ -668,9 +692,11 @@ def _broadcast(x, shape):
 
 def elementwise(name, a, b=None):
     "Apply numpy ufunc `name` to one array, or to two with broadcasting, through the device's kernels."
-    if b is None or _one_call_operands(a, b):  # the backend may do the whole op in one call (see below)
-        out = (a if b is None or isinstance(a, NDArray) else b).backend.ufunc(name, *((a,) if b is None else (a, b)))
-        if out is not None: return out
+    # the backend may do the whole op in one call (see below)
+    if b is None: out = a.backend.ufunc(name, a)
+    elif _one_call_operands(a, b): out = (a if type(a) is NDArray else b).backend.ufunc(name, a, b)
+    else: out = None
+    if out is not None: return out
     if b is None:
         out = empty(a.shape, _ufunc_dtype(name, a.dtype), a.device)
         a.backend.map(name, out, a)
@@ -683,12 +709,13 @@ def elementwise(name, a, b=None):
 
 # %% ../nbs/05_strides.ipynb #24e47ab3
 _PY_SCALARS = (int, float, bool)
+_broadcast_cached = functools.lru_cache(maxsize=4096)(broadcast_shapes)  # the same few shapes meet again and again
 
 def _one_call_operands(a, b):
     "NDArrays on one device, or an NDArray and a Python number: what a backend's one-call `ufunc` accepts."
     if type(a) is NDArray and type(b) is NDArray:
         if a.shape != b.shape and a.shape and b.shape:  # a 0-d array broadcasts to anything
-            broadcast_shapes(a.shape, b.shape)  # a mismatch raises our error, naming both shapes
+            _broadcast_cached(a.shape, b.shape)  # a mismatch raises our error, naming both shapes
         return b.device == a.device
     return (type(a) is NDArray and type(b) in _PY_SCALARS) or (type(a) in _PY_SCALARS and type(b) is NDArray)
 
@@ -704,12 +731,13 @@ def reduce_all(self, name, x, axes, keepdims):
 
 @extends(NumpyBackend)
 def adopt(self, host, device):
-    "A fresh numpy result as a new NDArray on `device`, without copying: counted like `empty`."
+    "A fresh numpy result as a new NDArray on `device`, without copying a row-major one: counted like `empty`."
     host = np.asarray(host)
+    if not host.flags.c_contiguous: host = host.copy()  # numpy lays some results out like their inputs (e.g. 'F')
     self.allocated_bytes += host.nbytes
     self.allocations += 1
-    x = NDArray(host.reshape(-1), host.shape, None, 0, device)
-    x._numpy_view = host
+    x = NDArray._wrap(host.reshape(-1), host.shape, _compact_strides(host.shape, "C"), 0, device)
+    x._numpy_view, x._contiguous = host, True
     return x
 
 @extends(NumpyBackend)
@@ -717,9 +745,9 @@ def ufunc(self, name, *operands):
     "numpy's ufunc on the operands' views (Python numbers as they are), its row-major result adopted."
     if len(operands) == 1: return self.adopt(UNARY[name](as_numpy_view(operands[0]), order="C"), operands[0].device)
     a, b = operands
-    x = a if type(a) is NDArray else b
-    a, b = (as_numpy_view(v) if type(v) is NDArray else v for v in operands)
-    return self.adopt(BINARY[name](a, b, order="C"), x.device)
+    if type(a) is not NDArray: return self.adopt(BINARY[name](a, as_numpy_view(b), order="C"), b.device)
+    if type(b) is not NDArray: return self.adopt(BINARY[name](as_numpy_view(a), b, order="C"), a.device)
+    return self.adopt(BINARY[name](as_numpy_view(a), as_numpy_view(b), order="C"), a.device)
 
 @extends(Backend)
 def matmul_all(self, a, b):
@@ -1011,13 +1039,14 @@ for _api, _np in _API_BINARY.items():
 
 def namespace_for(device):
     "The (cached) Array API namespace of `device`."
-    if device not in _namespaces: _namespaces[device] = ArrayNamespace(device)
-    return _namespaces[device]
+    xp = _namespaces.get(device)
+    if xp is None: xp = _namespaces[device] = ArrayNamespace(device)
+    return xp
 
 @extends(NDArray)
 def __array_namespace__(self, api_version=None):
     "The Array API namespace of this array's device: how Tensor's ops find their functions."
-    return namespace_for(self.device)
+    return _namespaces.get(self.device) or namespace_for(self.device)  # asked by every Tensor op: one dict lookup
 
 # %% ../nbs/05_strides.ipynb #478ebe3c
 for _name in ("sum", "prod", "max", "min", "any", "all", "argmax", "argmin", "mean", "var", "std", "exp", "log",

@@ -736,7 +736,7 @@ def _class_layout(input, target, what):
 
 def _valid_targets(target, n_classes, ignore_index, what):
     "Mask of the targets that count, and the targets with ignored ones replaced by 0 (numpy arrays)."
-    t = np.asarray(target.detach().to("numpy").data)
+    t = np.asarray(target.data)  # a host copy for other devices (no Tensor op: nothing to differentiate)
     valid = t != ignore_index
     bad = t[valid & ((t < 0) | (t >= n_classes))]
     if bad.size: raise IndexError(f"{what}: target {int(bad[0])} is out of bounds for {n_classes} classes")
@@ -756,12 +756,15 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     logp = input.permute(0, *range(2, input.ndim), 1) if input.ndim > 2 else input  # classes last
     flat = logp.reshape(-1, n_classes)
     picked = flat[np.arange(flat.shape[0]), safe.reshape(-1)].reshape(safe.shape)
-    w = np.asarray(weight.detach().to("numpy").data)[safe] if weight is not None else np.ones(safe.shape)
-    w = w * valid
-    losses = -picked * _constant_like(w, input)
+    if weight is None and valid.all():  # every target counts, once: nothing to multiply by
+        losses, total = -picked, safe.size
+    else:
+        w = np.asarray(weight.detach().to("numpy").data)[safe] if weight is not None else np.ones(safe.shape)
+        w = w * valid
+        losses, total = -picked * _constant_like(w, input), w.sum()
     if reduction == "none": return losses
     if reduction == "sum": return losses.sum()
-    return losses.sum() / _constant_like(w.sum(), input)
+    return losses.sum() / _constant_like(total, input)
 
 def _class_weight_view(weight, input, class_dim):
     "The per-class weights shaped to broadcast along the class dimension."

@@ -140,12 +140,12 @@ class Sqrt(Function):
 class ReLU(Function):
     @staticmethod
     def forward(ctx, a):
-        xp = namespace(a.data)
-        ctx.positive = a.data > 0
-        return xp.where(ctx.positive, a.data, xp.zeros_like(a.data))
+        if ctx.needs_input_grad[0]:  # the mask is for backward; not `> 0`: a NaN passes its gradient, as in PyTorch
+            ctx.passes = ~(a.data <= 0)
+        return namespace(a.data).maximum(a.data, 0)
     @staticmethod
     def backward(ctx, grad):
-        return grad * _constant(namespace(grad.data).astype(ctx.positive, grad.dtype))
+        return grad * _constant(namespace(grad.data).astype(ctx.passes, grad.dtype))
 
 class Abs(Function):
     @staticmethod
@@ -187,10 +187,10 @@ Tensor.__abs__ = _abs
 
 # %% ../nbs/01_tensor.ipynb #7bcf4caf
 def _tie_weights(a, b, dtype):
-    "How much of the gradient each side of max(a, b) gets: 1 to the larger, 1/2 each on a tie (as PyTorch)."
+    "How much of the gradient each side of max(a, b) gets: 1 to the larger, 1/2 each on a tie, 1 each by a NaN."
     xp = namespace(a)
     ties = xp.astype(a == b, dtype) / 2
-    return xp.astype(a > b, dtype) + ties, xp.astype(a < b, dtype) + ties
+    return xp.astype(~(a < b), dtype) - ties, xp.astype(~(a > b), dtype) - ties  # NaN: no comparison holds
 
 class Maximum(Function):
     @staticmethod

@@ -392,3 +392,20 @@ def test_one_call_shortcuts_match_the_general_path(rng):
     assert c.count == 2 and c.bytes == 2 * a.nbytes
     assert nd.Backend.ufunc(x.backend, "add", x, x) is None  # the base class always declines
     with pytest.raises(RuntimeError, match=r"shapes \[4, 5\] and \[4\] can't be broadcast"): x + nd.array(np.ones(4))
+
+@pytest.mark.parametrize("device", ["strided", "cpu"])
+def test_one_call_results_are_row_major_and_write_through(device, rng):
+    """numpy lays some results out like their inputs (where, gather and reductions of a column-major view):
+    the adopted buffer must still be row-major, so that in-place writes and reads see the same values."""
+    a = rng.standard_normal((4, 3, 5))
+    x = nd.array(a, device=device).permute_dims((2, 1, 0))  # a column-major view, like a.T
+    xp = x.__array_namespace__()
+    results = {"where": (xp.where(x > 0, x, -x), np.where(a.T > 0, a.T, -a.T)),
+               "gather": (x[:, [0, 2]], a.T[:, [0, 2]]),
+               "sum": (x.reduce("sum", 1, keepdims=True), a.T.sum(1, keepdims=True)),
+               "exp": (xp.exp(x), np.exp(a.T))}
+    for name, (ours, want) in results.items():
+        assert ours.is_contiguous() and ours.strides == nd.strides_for(ours.shape), name
+        ours += 1.0
+        np.testing.assert_allclose(ours.to_numpy(), want + 1.0, rtol=1e-12, err_msg=name)
+        np.testing.assert_allclose(nd.as_numpy_view(ours), want + 1.0, rtol=1e-12, err_msg=name)

@@ -141,6 +141,14 @@ def test_ties_split_like_torch(device):
     check(lambda a: a.max(1).values, lambda a: a.max(1).values, [np.array([[3., 1., 3.], [2., 2., 0.]])], device)
     check(lambda a: a.relu() + a.abs(), lambda a: a.relu() + a.abs(), [np.array([0., -0., 1., -1.])], device)
 
+def test_nan_propagates_like_torch(device):
+    "relu keeps a NaN and passes its gradient on, as PyTorch does; maximum, minimum and clamp propagate NaN too."
+    x = np.array([np.nan, -1., 0., 2.])
+    check(lambda a: a.relu(), lambda a: a.relu(), [x], device)
+    check(lambda a: a.clamp(-0.5, 1.), lambda a: a.clamp(-0.5, 1.), [x], device)
+    check(lambda a, b: a.maximum(b), lambda a, b: a.maximum(b), [x, np.array([0., np.nan, 1., 1.])], device)
+    check(lambda a, b: a.minimum(b), lambda a, b: a.minimum(b), [x, np.array([0., np.nan, 1., 1.])], device)
+
 def test_sigmoid_extremes_no_overflow(device):
     with np.errstate(over="raise", invalid="raise", divide="raise"):
         check(lambda a: a.sigmoid(), lambda a: a.sigmoid(), [np.array([-1000., -50., 0., 50., 1000.], np.float32)], device)
