@@ -421,9 +421,10 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
         raise RuntimeError(f"the total norm of order {norm_type} of the gradients is non-finite ({float(total)}), so "
                            "it cannot be clipped; pass error_if_nonfinite=False to scale by it anyway")
     coef = min(max_norm / (total + 1e-6), 1.0)  # always multiply, like PyTorch (no data-dependent branch)
-    for g in grads:
-        g.data *= coef
-        g._version.value += 1
+    with np.errstate(invalid="ignore"):  # an infinite gradient times 0 is NaN, without numpy's warning (as PyTorch)
+        for g in grads:
+            g.data *= coef
+            g._version.value += 1
     return Tensor._make(namespace(grads[0].data).asarray(total))
 
 def _total_norm(arrays, p):

@@ -1,5 +1,6 @@
 "Chapter 03: optimizers, schedulers and clipping step by step against PyTorch; state_dict round trips; Learner resume."
 import math
+import warnings
 import numpy as np
 import pytest
 import torch
@@ -211,7 +212,13 @@ def test_clip_grad_norm_nonfinite():
     w = mt.tensor([1.0, 2.0], requires_grad=True)
     w.grad = mt.tensor([float("inf"), 1.0])
     with pytest.raises(RuntimeError, match="non-finite"): clip_grad_norm_([w], 1.0, error_if_nonfinite=True)
-    assert math.isinf(clip_grad_norm_([w], 1.0).item())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # like PyTorch: NaN gradients, no numpy warning
+        assert math.isinf(clip_grad_norm_([w], 1.0).item())
+    tw = torch.tensor([1.0, 2.0], requires_grad=True)
+    tw.grad = torch.tensor([float("inf"), 1.0])
+    torch.nn.utils.clip_grad_norm_([tw], 1.0)
+    np.testing.assert_array_equal(w.grad.numpy(), tw.grad.numpy())  # [nan, 0] in both
     assert clip_grad_norm_([mt.tensor([1.0], requires_grad=True)], 1.0).item() == 0.0   # no gradients at all
 
 def test_gradient_accumulation_seed_example_and_helper():
