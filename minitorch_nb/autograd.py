@@ -14,6 +14,7 @@ __all__ = ['float32', 'float64', 'int64', 'bool_', 'is_grad_enabled', 'set_grad_
 # %% ../nbs/00_autograd.ipynb #dbe310bc
 import contextlib
 import math
+import sys
 import weakref
 import numpy as np
 
@@ -350,12 +351,17 @@ def _add_to(buffers, node, g):
     key = id(node)
     buffers[key] = g if key not in buffers else buffers[key] + g
 
+def _engine_alone_holds(g):
+    """True when only the engine refers to gradient `g` (its names in run_backward, _accumulate and here) and g's
+    array owns its memory (not a view): then `g` can become `.grad` as it is, without a copy, as in PyTorch."""
+    return sys.getrefcount(g) == 4 and sys.getrefcount(g.data) == 2 and g.data.base is None  # each count + its argument
+
 def _accumulate(leaf, g, create_graph):
     "Add `g` into `leaf.grad` (or a retained non-leaf's): backward calls add up until someone zeroes it."
     if g.shape != leaf.shape:
         raise RuntimeError(f"gradient of shape {list(g.shape)} for a leaf of shape {list(leaf.shape)}")
     if leaf.grad is None:
-        leaf.grad = g if create_graph else Tensor._make(namespace(g.data).asarray(g.data, copy=True))
+        leaf.grad = g if create_graph or _engine_alone_holds(g) else Tensor._make(namespace(g.data).asarray(g.data, copy=True))
     elif create_graph or leaf.grad.requires_grad:
         leaf.grad = leaf.grad + g
     else:

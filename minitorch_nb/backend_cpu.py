@@ -507,6 +507,10 @@ class CpuBackend(NumpyBackend):
         small = self._small(cond) and self._small(a) and self._small(b)
         return NumpyBackend.where_all(self, cond, a, b) if small else None
 
+    def copy_all(self, x, dtype):
+        "Small arrays: numpy's astype in one call; large ones go to the kernel."
+        return NumpyBackend.copy_all(self, x, dtype) if self._small(x) else None
+
     def gather_all(self, x, index):
         "Small arrays: numpy's indexing in one call; large ones go to the kernel."
         return super().gather_all(x, index) if self._small(x) else None

@@ -10,8 +10,9 @@ __all__ = ['UNARY', 'BINARY', 'REDUCE', 'BACKENDS', 'DEFAULT_DEVICE', 'Layout', 
            'compact', 'astype', 'to_numpy', 'item', 'tolist', 'as_strided', 'permute_dims', 'permute', 'swapaxes',
            'broadcast_to', 'shares_memory', 'view_strides', 'reshape', 'view', 'flip', 'squeeze', 'expand_dims',
            'elementwise', 'ufunc', 'reduce_all', 'adopt', 'matmul_all', 'where_all', 'gather_all', 'scatter_add_all',
-           'full', 'reduce', 'arg_reduce', 'ArrayNamespace', 'namespace_for', 'element_strides', 'numpy_storage',
-           'stride', 'storage_offset', 'is_contiguous', 'Contiguous', 'contiguous', 'AsStrided', 'ScatterGather']
+           'copy_all', 'full', 'reduce', 'arg_reduce', 'ArrayNamespace', 'namespace_for', 'element_strides',
+           'numpy_storage', 'stride', 'storage_offset', 'is_contiguous', 'Contiguous', 'contiguous', 'AsStrided',
+           'ScatterGather']
 
 # %% ../nbs/05_strides.ipynb #94c63281
 import contextlib
@@ -179,6 +180,9 @@ class Backend:
     def to_host(self, buffer):
         "The buffer as a 1-D numpy array (no copy for host memory)."
         return buffer
+    def copy_all(self, x, dtype):
+        "x as a new row-major array of `dtype` in one call; None (this default) takes the general path (see below)."
+        return None
 
     # kernels: `out` is a fresh or viewed NDArray, the inputs are NDArrays broadcast to out.shape
     def map(self, name, out, a):
@@ -363,6 +367,8 @@ def array(data, dtype=None, device=DEFAULT_DEVICE, order="C"):
 @extends(NDArray)
 def copy(self, order="C"):
     "A new compact array with the same values (row-major unless order='F')."
+    whole = self.backend.copy_all(self, self.dtype) if order == "C" else None  # a one-call shortcut, if any
+    if whole is not None: return whole
     out = empty(self.shape, self.dtype, self.device, order)
     self.backend.copy(out, self)
     return out
@@ -377,6 +383,8 @@ def astype(self, dtype, copy=True):
     "The values converted to `dtype` (a new array unless copy=False and the dtype already matches)."
     dtype = np.dtype(dtype)
     if dtype == self.dtype and not copy: return self
+    whole = self.backend.copy_all(self, dtype)  # a one-call shortcut, if any
+    if whole is not None: return whole
     out = empty(self.shape, dtype, self.device)
     self.backend.copy(out, self)
     return out
@@ -787,6 +795,11 @@ def where_all(self, cond, a, b):
     "numpy's where on the views, for a boolean condition and two arrays of one dtype, its result adopted."
     if cond.dtype != np.bool_ or a.dtype != b.dtype: return None
     return self.adopt(np.where(as_numpy_view(cond), as_numpy_view(a), as_numpy_view(b)), a.device)
+
+@extends(NumpyBackend)
+def copy_all(self, x, dtype):
+    "numpy's astype of the view (it always copies, converting as assignment does), its result adopted."
+    return self.adopt(as_numpy_view(x).astype(dtype, order="C"), x.device)
 
 @extends(NumpyBackend)
 def gather_all(self, x, index):

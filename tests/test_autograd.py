@@ -289,3 +289,37 @@ def test_error_unknown_device_and_extends_refuses_replacement():
     with pytest.raises(RuntimeError, match="unknown device"): mt.tensor([1.0]).to("tpu")
     def exp(self): return None
     with pytest.raises(AttributeError, match="already exists"): mt.autograd.extends(mt.Tensor)(exp)
+
+@pytest.mark.parametrize("device", ["numpy", "cpu"])
+def test_first_gradient_is_taken_without_a_copy_only_when_nothing_else_holds_it(device):
+    "As PyTorch's AccumulateGrad: a fresh gradient becomes .grad as it is; one that something else holds is copied."
+    class Triple(mt.autograd.Function):
+        @staticmethod
+        def forward(ctx, a): return a.data * 3
+        @staticmethod
+        def backward(ctx, grad):
+            out = grad * 3
+            Triple.sent = id(out.data)
+            return out
+    x = mt.tensor([1.0, 2.0], requires_grad=True, device=device)
+    Triple.apply(x).sum().backward()
+    assert id(x.grad.data) == Triple.sent and x.grad.tolist() == [3.0, 3.0]
+    a, b = (mt.tensor(v, requires_grad=True, device=device) for v in ([1.0, 2.0], [3.0, 4.0]))
+    ((a + b) * 2).sum().backward()  # one fresh gradient object for both leaves
+    a.grad += 1
+    assert b.grad.tolist() == [2.0, 2.0] and a.grad.tolist() == [3.0, 3.0]
+    ((a + b) * 2).sum().backward()  # the second backward adds in place, each into its own array
+    assert a.grad.tolist() == [5.0, 5.0] and b.grad.tolist() == [4.0, 4.0]
+    g, x = mt.tensor([5.0, 6.0], device=device), mt.tensor([1.0, 1.0], requires_grad=True, device=device)
+    (x + 0).backward(g)  # the caller's gradient reaches x unchanged: x.grad must be a copy
+    g += 1
+    assert x.grad.tolist() == [5.0, 6.0]
+    x = mt.tensor([1.0, 2.0], requires_grad=True, device=device)
+    y = x * 1
+    y.retain_grad()
+    (y + 0).backward(mt.tensor([1.0, 1.0], device=device) * 2)  # a retained non-leaf and a leaf, one gradient
+    y.grad += 10
+    assert x.grad.tolist() == [2.0, 2.0] and y.grad.tolist() == [12.0, 12.0]
+    w = mt.tensor([1.0, 2.0], requires_grad=True, device=device)
+    (w * 2).sum().backward(create_graph=True)  # create_graph: .grad is the engine's tensor, as before
+    assert w.grad.tolist() == [2.0, 2.0]

@@ -371,14 +371,15 @@ def test_inplace_and_setitem_on_ndarray_tensors():
 
 
 def test_one_call_shortcuts_match_the_general_path(rng):
-    """'strided' takes chapter 05's one-call shortcuts (ufunc, reduce_all, matmul_all, where_all, gather_all);
+    """'strided' takes chapter 05's one-call shortcuts (ufunc, reduce_all, matmul_all, where_all, gather_all, copy_all);
     'python' always takes the general path (empty output + kernel). Same values and dtypes, one buffer per op."""
     a, b = rng.standard_normal((2, 4, 5)).astype(np.float32)
     mask = a > 0.3
     ops = [lambda x, y, m: x.T * 2.0 + y.T, lambda x, y, m: 3 - x, lambda x, y, m: x.exp(),
            lambda x, y, m: x[::-1] @ y.mT, lambda x, y, m: x.reduce("sum", (0, 1)), lambda x, y, m: x.reduce("max", 1),
            lambda x, y, m: x.__array_namespace__().where(m, x, y), lambda x, y, m: x[np.array([2, 0, 2])],
-           lambda x, y, m: x[m]]
+           lambda x, y, m: x[m], lambda x, y, m: x.T.copy(), lambda x, y, m: m.astype(np.float32),
+           lambda x, y, m: x[::-1, ::2].astype(np.float32)]
     for op in ops:
         results = []
         for device in BACKENDS:
@@ -391,6 +392,9 @@ def test_one_call_shortcuts_match_the_general_path(rng):
     with nd.count_allocations() as c: x.T * 2.0 + x.T
     assert c.count == 2 and c.bytes == 2 * a.nbytes
     assert nd.Backend.ufunc(x.backend, "add", x, x) is None  # the base class always declines
+    assert nd.Backend.copy_all(x.backend, x, x.dtype) is None
+    with nd.count_allocations() as c: t = x.T.copy()
+    assert c.count == 1 and t.strides == (4, 1) and t.base is None and t.buffer is not x.buffer
     with pytest.raises(RuntimeError, match=r"shapes \[4, 5\] and \[4\] can't be broadcast"): x + nd.array(np.ones(4))
 
 @pytest.mark.parametrize("device", ["strided", "cpu"])
