@@ -361,7 +361,8 @@ def _accumulate(leaf, g, create_graph):
     if g.shape != leaf.shape:
         raise RuntimeError(f"gradient of shape {list(g.shape)} for a leaf of shape {list(leaf.shape)}")
     if leaf.grad is None:
-        leaf.grad = g if create_graph or _engine_alone_holds(g) else Tensor._make(namespace(g.data).asarray(g.data, copy=True))
+        taken = create_graph or _engine_alone_holds(g)  # else a copy: something else may change g, or g it
+        leaf.grad = g if taken else Tensor._make(namespace(g.data).asarray(g.data, copy=True))
     elif create_graph or leaf.grad.requires_grad:
         leaf.grad = leaf.grad + g
     else:
