@@ -305,6 +305,9 @@ def test_first_gradient_is_taken_without_a_copy_only_when_nothing_else_holds_it(
     Triple.apply(x).sum().backward()
     assert id(x.grad.data) == Triple.sent and x.grad.tolist() == [3.0, 3.0]
     a, b = (mt.tensor(v, requires_grad=True, device=device) for v in ([1.0, 2.0], [3.0, 4.0]))
+    Triple.apply(a + b).sum().backward()  # `+` passes one fresh gradient to both: one copy, one original
+    assert sorted(id(t.grad.data) == Triple.sent for t in (a, b)) == [False, True]
+    a, b = (mt.tensor(v, requires_grad=True, device=device) for v in ([1.0, 2.0], [3.0, 4.0]))
     ((a + b) * 2).sum().backward()  # one fresh gradient object for both leaves
     a.grad += 1
     assert b.grad.tolist() == [2.0, 2.0] and a.grad.tolist() == [3.0, 3.0]
