@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")  # what importing minitorch_nb before numpy does (chapter 06)
+import minitorch_nb  # noqa: F401  first: it sets the thread-pool environment before numpy loads (THREAD_ENV)
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent

@@ -2,9 +2,18 @@
 __version__ = "0.1.0"
 
 import os as _os
-# OpenBLAS threads busy-wait for a while after each BLAS call, stealing the cores from the Numba kernels that
-# come next (chapter 06 measures it). This takes effect only when minitorch_nb is imported before numpy.
-_os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+
+# Thread pools: the one place the package sets environment variables (chapter 06 measures why).
+# OpenBLAS threads busy-wait after each BLAS call, and Numba's OpenMP threads spin after each kernel; on a
+# small machine they steal each other's cores. A value you set yourself wins, and MINITORCH_NB_THREAD_ENV=0
+# leaves the environment alone. Only what is set before numpy and Numba load takes effect.
+THREAD_ENV = {
+    "OPENBLAS_THREAD_TIMEOUT": "4",  # OpenBLAS threads sleep after 2**4 clock cycles of spinning
+    "OMP_WAIT_POLICY": "PASSIVE",  # idle Numba (OpenMP) threads sleep instead of spinning...
+    "GOMP_SPINCOUNT": "30000",  # ...after a short spin, so back-to-back kernels find them awake
+}
+if _os.environ.get("MINITORCH_NB_THREAD_ENV", "1") != "0":
+    for _name, _value in THREAD_ENV.items(): _os.environ.setdefault(_name, _value)
 
 from . import autograd
 from .autograd import *
