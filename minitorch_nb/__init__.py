@@ -3,7 +3,7 @@ __version__ = "0.1.0"
 
 import os as _os
 
-# Thread pools: the one place the package sets environment variables (chapter 06 measures why).
+# Thread pools: the one place the package sets environment variables (chapter 06a measures why).
 # OpenBLAS threads busy-wait after each BLAS call, and Numba's OpenMP threads spin after each kernel; on a
 # small machine they steal each other's cores. A value you set yourself wins, and MINITORCH_NB_THREAD_ENV=0
 # leaves the environment alone. Only what is set before numpy and Numba load takes effect.
@@ -15,20 +15,27 @@ THREAD_ENV = {
 if _os.environ.get("MINITORCH_NB_THREAD_ENV", "1") != "0":
     for _name, _value in THREAD_ENV.items(): _os.environ.setdefault(_name, _value)
 
-from . import autograd
-from .autograd import *
-from . import tensor
-from .tensor import *
-from .tensor import _abs as abs, _max as max, _min as min  # torch.abs/max/min (builtins untouched elsewhere)
-from .autograd import tensor  # mt.tensor is the function; the chapter-01 module stays importable as minitorch_nb.tensor
-from . import nn  # also registers minitorch_nb.nn.init and minitorch_nb.nn.functional
+# The public names, chapter by chapter. Autograd Functions (Exp, ReLU, Softmax...) stay in their chapter's
+# module (mt.autograd.Exp, mt.ops.ReLU): at the top level, as in PyTorch, ReLU is only nn.ReLU.
+from . import autograd  # 00
+from .autograd import (Tensor, tensor, Function, device, no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
+                       float32, float64, int64, bool_, result_type, broadcast_shapes)
+from . import ops  # 01
+from .ops import (zeros, ones, empty, full, zeros_like, ones_like, empty_like, full_like, rand_like, randn_like,
+                  arange, linspace, eye, rand, randn, randint, randperm, manual_seed, where, cat, concat, stack,
+                  clip, gradcheck, gradgradcheck, GradcheckError,
+                  # function forms of Tensor methods: mt.tanh(x) is x.tanh()
+                  matmul, mean, reshape, permute, transpose, tanh, sigmoid, sqrt, relu, maximum, minimum, clamp,
+                  argmax, argmin, var, std, masked_fill, unsqueeze, squeeze, flatten, broadcast_to, clone, split,
+                  chunk, softmax, log_softmax, logsumexp)
+abs, max, min = Tensor.abs, Tensor.max, Tensor.min  # torch.abs/max/min; every module keeps Python's builtins
+from . import nn  # 02
 from .nn import save, load
-from . import optim
-from . import learner  # made by optim.py (chapter 03 exports one file)
-from . import data
-from . import random  # published by data.py (chapter 04 exports one file)
+from . import optim, learner  # 03
+from .nn import utils as _nn_utils  # nn.utils.clip_grad_norm_ comes from chapter 03's file
+from . import data, random  # 04
 from .random import Generator, default_generator, get_rng_state, set_rng_state
-from . import ndarray
+from . import ndarray  # 05
 from .ndarray import NDArray, as_strided
 from . import backend_cpu, backend_cuda  # devices 'cpu' and 'cuda' (chapter 06)
 from .backend_cuda import cuda  # mt.cuda.is_available(), like torch.cuda

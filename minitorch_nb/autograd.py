@@ -4,12 +4,11 @@
 
 # %% auto #0
 __all__ = ['float32', 'float64', 'int64', 'bool_', 'is_grad_enabled', 'set_grad_enabled', 'no_grad', 'enable_grad', 'as_array',
-           'namespace', 'device_of', 'Tensor', 'tensor', 'Function', 'AccumulateGrad', 'run_backward', 'backward',
-           'grad', 'result_type', 'unbroadcast', 'broadcast_shapes', 'Add', 'Sub', 'Mul', 'Div', 'PowTensor', 'Pow',
-           'Neg', 'Exp', 'Log', 'Sin', 'Cos', 'Cast', 'Sum', 'Expand', 'Reshape', 'Permute', 'MatMul', 'GetItem',
-           'IndexAdd', 'SetItem', 'register_device', 'ToDevice', 'extends', 'submodule', 'matmul', 'mean', 'reshape',
-           'expand', 'permute', 'transpose', 'mT', 'T', 'to', 'double', 'long', 'zero_', 'fill_', 'graph_nodes',
-           'draw_graph', 'saved_arrays', 'saved_bytes', 'Dual', 'derivative']
+           'namespace', 'device_of', 'register_device', 'available_devices', 'device', 'Tensor', 'tensor', 'Function',
+           'AccumulateGrad', 'run_backward', 'backward', 'grad', 'result_type', 'unbroadcast', 'broadcast_shapes',
+           'Add', 'Sub', 'Mul', 'Div', 'PowTensor', 'Pow', 'Neg', 'Exp', 'Log', 'Sin', 'Cos', 'Cast', 'Sum', 'Expand',
+           'Reshape', 'Permute', 'MatMul', 'GetItem', 'IndexAdd', 'SetItem', 'ToDevice', 'graph_nodes', 'draw_graph',
+           'saved_arrays', 'saved_bytes', 'Dual', 'derivative']
 
 # %% ../nbs/00_autograd.ipynb #dbe310bc
 import contextlib
@@ -17,6 +16,7 @@ import math
 import sys
 import weakref
 import numpy as np
+from fastcore.basics import patch
 
 # %% ../nbs/00_autograd.ipynb #cbcd45e9
 float32, float64, int64, bool_ = (np.dtype(n) for n in ("float32", "float64", "int64", "bool"))
@@ -67,7 +67,41 @@ def namespace(arr):
 
 def device_of(arr):
     "Name of the device an array lives on: numpy arrays are on device 'numpy'."
-    return "numpy" if isinstance(arr, np.ndarray) else arr.device
+    return "numpy" if isinstance(arr, (np.ndarray, np.generic)) else arr.device  # numpy 2 scalars say .device == "cpu"
+
+# %% ../nbs/00_autograd.ipynb #7db378ef
+_DEVICES = {"numpy": np.asarray}  # registered name -> function that brings a numpy array onto the device
+
+def register_device(name, from_numpy):
+    "Make `name` a device: `from_numpy` turns a numpy array into that device's array."
+    _DEVICES[name] = from_numpy
+    _DEVICE_OBJECTS.pop(name, None)
+
+def available_devices():
+    "The names of the registered devices, in the order the chapters registered them."
+    return list(_DEVICES)
+
+class device(str):
+    "A registered device name, spelled as in PyTorch: device('cuda:0'), device('cuda', 0); .type and .index."
+    def __new__(cls, spec, index=None):
+        kind, _, number = str(spec).partition(":")
+        if kind not in _DEVICES:
+            raise RuntimeError(f"unknown device {str(spec)!r}; available: {available_devices()}")
+        index = int(number) if number else (None if index is None else int(index))
+        if index not in (None, 0):
+            raise RuntimeError(f"device {kind!r} has one index, 0; got {kind}:{index}")
+        d = super().__new__(cls, kind)
+        d.type, d.index = kind, index
+        return d
+    def __repr__(self): return f"device(type={self.type!r}" + ("" if self.index is None else f", index={self.index}") + ")"
+
+_DEVICE_OBJECTS = {}
+
+def _device_object(name):
+    "The (cached) device object of a registered name: Tensor.device is read on every op."
+    d = _DEVICE_OBJECTS.get(name)
+    if d is None: d = _DEVICE_OBJECTS[name] = device(name)
+    return d
 
 # %% ../nbs/00_autograd.ipynb #bf1874f8
 class _Version:
@@ -97,7 +131,7 @@ class Tensor:
     shape = property(lambda self: self.data.shape, doc="Size of each dimension (a tuple).")
     dtype = property(lambda self: self.data.dtype, doc="Element type.")
     ndim = property(lambda self: self.data.ndim, doc="Number of dimensions.")
-    device = property(lambda self: device_of(self.data), doc="Where the data lives.")
+    device = property(lambda self: _device_object(device_of(self.data)), doc="Where the data lives (a `device`).")
     is_leaf = property(lambda self: self.grad_fn is None, doc="Made by the user, not by a recorded op.")
     requires_grad = property(lambda self: self._requires_grad or self.grad_fn is not None,
                              doc="Whether gradients flow to this tensor.")
@@ -192,6 +226,7 @@ class Function:
         "Run `forward` and, when grad mode is on and an input requires grad, record a node."
         ctx = cls()
         inputs = [a for a in args if isinstance(a, Tensor)]
+        if len(inputs) > 1: _check_same_device(cls, inputs)
         record = _GradMode.enabled and any(t.requires_grad for t in inputs)
         ctx.needs_input_grad = tuple(record and t.requires_grad for t in inputs)  # lets forward save less
         data = cls.forward(ctx, *args, **kwargs)
@@ -243,6 +278,15 @@ class Function:
         "Free the saved tensors once backward has used them."
         if self._saved or self._output is not None: self._released = True
         self._saved, self._output = (), None
+
+def _check_same_device(fn, inputs):
+    "One error for every op that mixes devices: it names both devices and the fix."
+    first = device_of(inputs[0].data)
+    for t in inputs[1:]:
+        other = device_of(t.data)
+        if other != first:
+            raise RuntimeError(f"{fn.__name__}: expected all tensors on the same device, but found {first!r} and "
+                               f"{other!r}; move one first, e.g. t.to({first!r})")
 
 def _check_version(counter, version, node):
     if counter.value != version:
@@ -702,52 +746,17 @@ class SetItem(Function):
         return grad * Tensor._make(mask), unbroadcast(grad[ctx.idx], ctx.v_shape)
 
 # %% ../nbs/00_autograd.ipynb #09b18650
-_DEVICES = {"numpy": np.asarray}
-
-def register_device(name, from_numpy):
-    "Make `tensor.to(name)` work: `from_numpy` turns a numpy array into that device's array."
-    _DEVICES[name] = from_numpy
-
 def _to_numpy(arr):
     return arr if isinstance(arr, np.ndarray) else arr.to_numpy()
 
 class ToDevice(Function):
     "Copy to another device; the gradient goes back to where the input was."
     @staticmethod
-    def forward(ctx, a, device):
-        if device not in _DEVICES:
-            raise RuntimeError(f"unknown device {device!r}; available: {sorted(_DEVICES)}")
+    def forward(ctx, a, to):
         ctx.device = a.device
-        return _DEVICES[device](_to_numpy(a.data))
+        return _DEVICES[device(to)](_to_numpy(a.data))
     @staticmethod
     def backward(ctx, grad): return ToDevice.apply(grad, ctx.device)
-
-# %% ../nbs/00_autograd.ipynb #59eae679
-def extends(cls, name=None, as_property=False):
-    """Add the decorated function to `cls` as a method (or property); refuse to replace one.
-    Pass `name` when the method's name is a Python builtin (sum, float, max), so the module keeps the builtin."""
-    def add(f):
-        attr = name or f.__name__
-        if attr in cls.__dict__ and f.__module__ != "__main__":  # a notebook may re-run the cell defining it
-            raise AttributeError(f"{cls.__name__}.{attr} already exists: a later chapter may add methods, "
-                                 "not replace them")
-        f.__name__ = f.__qualname__ = attr
-        setattr(cls, attr, property(f) if as_property else f)
-        return f
-    return add
-
-# %% ../nbs/00_autograd.ipynb #331efed6
-import sys
-import types
-
-def submodule(qualname, members, doc=None):
-    "Publish `members` (objects with a __name__, or a name->object dict) as the importable module `qualname`."
-    mod = types.ModuleType(qualname, doc)
-    members = members if isinstance(members, dict) else {m.__name__: m for m in members}
-    for name, obj in members.items(): setattr(mod, name, obj)
-    mod.__all__ = list(members)
-    sys.modules[qualname] = mod
-    return mod
 
 # %% ../nbs/00_autograd.ipynb #d802a41d
 def _floating(t):
@@ -767,43 +776,43 @@ for _name, _fn in (("add", Add), ("sub", Sub), ("mul", Mul), ("truediv", Div)):
     setattr(Tensor, f"__{_name}__", _binary(_fn))
     setattr(Tensor, f"__r{_name}__", _binary(_fn, swap=True))
 
-@extends(Tensor)
-def __pow__(self, exponent):
+@patch
+def __pow__(self: Tensor, exponent):
     "self ** exponent: a number exponent is a constant, a tensor exponent gets a gradient too."
     if isinstance(exponent, Tensor): return PowTensor.apply(*_operands(self, exponent))
     if self.dtype.kind != "f" and isinstance(exponent, float): return self.to(float32) ** exponent
     return Pow.apply(self, exponent)
 
-@extends(Tensor)
-def __rpow__(self, base): return PowTensor.apply(*_operands(base, self))
+@patch
+def __rpow__(self: Tensor, base): return PowTensor.apply(*_operands(base, self))
 
-@extends(Tensor)
-def __neg__(self): return Neg.apply(self)
+@patch
+def __neg__(self: Tensor): return Neg.apply(self)
 
-@extends(Tensor)
-def __matmul__(self, other):
+@patch
+def __matmul__(self: Tensor, other):
     if not isinstance(other, Tensor): return NotImplemented
     return MatMul.apply(*_operands(self, other))
 
-@extends(Tensor)
-def __rmatmul__(self, other):
+@patch
+def __rmatmul__(self: Tensor, other):
     if not isinstance(other, Tensor): return NotImplemented
     return MatMul.apply(*_operands(other, self))
 
-@extends(Tensor)
-def matmul(self, other): return self @ other
+@patch
+def matmul(self: Tensor, other): return self @ other
 
 for _name, _fn in (("exp", Exp), ("log", Log), ("sin", Sin), ("cos", Cos)):
     setattr(Tensor, _name, (lambda f: lambda self: f.apply(_floating(self)))(_fn))
 
 # %% ../nbs/00_autograd.ipynb #29e99309
-@extends(Tensor, name="sum")
-def _sum(self, dim=None, keepdim=False):
+@patch
+def sum(self: Tensor, dim=None, keepdim=False):
     "Sum over `dim` (an int, a tuple, or None for all dimensions)."
     return Sum.apply(self, dim, keepdim)
 
-@extends(Tensor)
-def mean(self, dim=None, keepdim=False):
+@patch
+def mean(self: Tensor, dim=None, keepdim=False):
     "Mean over `dim`; only for floating-point tensors, as in PyTorch."
     if self.dtype.kind != "f":
         raise RuntimeError(f"mean() needs a floating point tensor, got {self.dtype}; convert with .float()")
@@ -814,8 +823,8 @@ def _shape_args(shape):
     "Accept both t.reshape(2, 3) and t.reshape((2, 3))."
     return tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else tuple(shape)
 
-@extends(Tensor)
-def reshape(self, *shape):
+@patch
+def reshape(self: Tensor, *shape):
     "The same elements in a new shape; one dimension may be -1 (inferred)."
     shape = _shape_args(shape)
     n, known = self.numel(), math.prod(s for s in shape if s != -1)
@@ -824,8 +833,8 @@ def reshape(self, *shape):
     shape = tuple(n // known if s == -1 else s for s in shape)
     return self if shape == self.shape else Reshape.apply(self, shape)
 
-@extends(Tensor)
-def expand(self, *sizes):
+@patch
+def expand(self: Tensor, *sizes):
     "Broadcast to `sizes` without copying (-1 keeps a dimension)."
     sizes = _shape_args(sizes)
     shape = tuple(s if s != -1 else self.shape[i - len(sizes) + self.ndim] for i, s in enumerate(sizes))
@@ -833,62 +842,75 @@ def expand(self, *sizes):
         raise RuntimeError(f"can't expand a tensor of shape {list(self.shape)} to {list(sizes)}")
     return self if shape == self.shape else Expand.apply(self, shape)
 
-@extends(Tensor)
-def permute(self, *dims):
+@patch
+def permute(self: Tensor, *dims):
     "Reorder the dimensions (a view in PyTorch; here the array library decides)."
     dims = tuple(d % self.ndim for d in _shape_args(dims))
     if sorted(dims) != list(range(self.ndim)):
         raise RuntimeError(f"permute needs each of the {self.ndim} dimensions once, got {list(dims)}")
     return Permute.apply(self, dims)
 
-@extends(Tensor)
-def transpose(self, dim0, dim1):
+@patch
+def transpose(self: Tensor, dim0, dim1):
     "Swap two dimensions."
     dims = list(range(self.ndim))
     dims[dim0], dims[dim1] = dims[dim1], dims[dim0]
     return self.permute(*dims)
 
-@extends(Tensor, as_property=True)
-def mT(self):
+@patch(as_prop=True)
+def mT(self: Tensor):
     "Transpose of the last two dimensions (a batch of matrices)."
     return self.transpose(-2, -1)
 
-@extends(Tensor, as_property=True)
-def T(self):
+@patch(as_prop=True)
+def T(self: Tensor):
     "All dimensions reversed (for a matrix: its transpose)."
     return self.permute(*reversed(range(self.ndim)))
 
-@extends(Tensor)
-def __getitem__(self, idx):
+@patch
+def __getitem__(self: Tensor, idx):
     idx, advanced = _index(idx)
     out = GetItem.apply(self, idx if advanced else _as_view_index(idx), advanced)
     if not advanced: out._version = self._version  # a view: writes through it change self's storage
     return out
 
 # %% ../nbs/00_autograd.ipynb #4924a995
-@extends(Tensor)
-def to(self, *args, dtype=None, device=None):
+@patch
+def to(self: Tensor, *args, dtype=None, device=None):
     "Convert to another dtype and/or device: t.to('numpy'), t.to(mt.float64), t.to(device=..., dtype=...)."
     for a in args:
         if isinstance(a, str): device = a
         else: dtype = np.dtype(a)
     out = self
     if dtype is not None and np.dtype(dtype) != out.dtype: out = Cast.apply(out, np.dtype(dtype))
-    if device is not None and device != out.device: out = ToDevice.apply(out, device)
+    if device is not None and _device_object(device) != out.device: out = ToDevice.apply(out, device)
     return out
 
-@extends(Tensor, name="float")
-def _float(self):
+@patch
+def cpu(self: Tensor):
+    "This tensor on device 'cpu' (itself if it is there already), as in PyTorch."
+    return self.to("cpu")
+
+@patch
+def cuda(self: Tensor, device=None):
+    "This tensor on device 'cuda' ('cuda:0' is the same device), as in PyTorch."
+    return self.to("cuda" if device is None else device)
+
+@patch(as_prop=True)
+def is_cuda(self: Tensor): return self.device == "cuda"
+
+@patch
+def float(self: Tensor):
     "Convert to float32."
     return self.to(float32)
 
-@extends(Tensor)
-def double(self):
+@patch
+def double(self: Tensor):
     "Convert to float64."
     return self.to(float64)
 
-@extends(Tensor)
-def long(self):
+@patch
+def long(self: Tensor):
     "Convert to int64."
     return self.to(int64)
 
@@ -922,8 +944,8 @@ def _inplace(op):
 for _name in ("add", "sub", "mul", "truediv"):
     setattr(Tensor, f"__i{_name}__", _inplace(getattr(Tensor, f"__{_name}__")))
 
-@extends(Tensor)
-def __setitem__(self, idx, value):
+@patch
+def __setitem__(self: Tensor, idx, value):
     "t[idx] = value, recorded when gradients are involved."
     _check_inplace(self, "item assignment")
     v = value if isinstance(value, Tensor) else Tensor._make(namespace(self.data).asarray(value, dtype=self.dtype))
@@ -935,16 +957,16 @@ def __setitem__(self, idx, value):
         self.data[_index(idx)[0]] = v.data
         self._version.value += 1
 
-@extends(Tensor)
-def zero_(self):
+@patch
+def zero_(self: Tensor):
     "Fill with zeros in place (e.g. x.grad.zero_())."
     _check_inplace(self, "zero_()")
     self.data[...] = 0
     self._version.value += 1
     return self
 
-@extends(Tensor)
-def fill_(self, value):
+@patch
+def fill_(self: Tensor, value):
     "Fill with `value` in place."
     _check_inplace(self, "fill_()")
     self.data[...] = value

@@ -24,8 +24,7 @@ __all__ = ['cpu_position_of', 'CHUNK', 'inline', 'inline_identity', 'negative_',
            'chan_merge', 'batch_norm_stats', 'rsqrt_newton', 'sigmoid_lut', 'blocks_for', 'gpu_map_kernel',
            'gpu_zip_kernel', 'gpu_where_kernel', 'gpu_copy_kernel', 'gpu_fill_kernel', 'gpu_take_kernel',
            'gpu_put_kernel', 'gpu_reduce_kernel', 'gpu_arg_reduce_kernel', 'gpu_matmul_naive', 'gpu_matmul_tiled',
-           'gpu_matmul_double_buffered', 'current_numba_stream', 'launch', 'CudaBackend', 'CudaAPI', 'Stream', 'Event',
-           'default_stream', 'current_stream', 'stream', 'pinned_empty']
+           'gpu_matmul_double_buffered', 'current_numba_stream', 'launch', 'CudaBackend', 'CudaAPI', 'Stream', 'Event']
 
 # %% ../nbs/06_kernels.ipynb #60c26020
 import os
@@ -34,6 +33,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # idle Numba threads sleep 
 os.environ.setdefault("GOMP_SPINCOUNT", "30000")  # ...after a short spin, so back-to-back kernels find them awake
 import numpy as np
 import numba
+from fastcore.basics import patch
 from numba import njit, prange
 from .autograd import register_device
 from .ndarray import NDArray, NumpyBackend, register_backend, from_numpy, as_numpy_view, UNARY, BINARY, REDUCE
@@ -1103,8 +1103,13 @@ register_device("cuda", _to_cuda)
 
 # %% ../nbs/06_kernels.ipynb #8d154ad1
 # This chapter exports one file; its CUDA half is also published as the module `minitorch_nb.backend_cuda`.
-from .autograd import submodule
-backend_cuda = submodule("minitorch_nb.backend_cuda", dict(
+import sys as _sys, types as _types
+def _submodule(qualname, members, doc=None):
+    mod = _types.ModuleType(qualname, doc)
+    for k, v in members.items(): setattr(mod, k, v)
+    mod.__all__ = list(members); _sys.modules[qualname] = mod
+    return mod
+backend_cuda = _submodule("minitorch_nb.backend_cuda", dict(
     CudaBackend=CudaBackend, CudaAPI=CudaAPI, cuda=cuda, gpu_position_of=gpu_position_of, gpu_map_kernel=gpu_map_kernel,
     gpu_zip_kernel=gpu_zip_kernel, gpu_reduce_kernel=gpu_reduce_kernel, gpu_matmul_naive=gpu_matmul_naive,
     gpu_matmul_tiled=gpu_matmul_tiled,
@@ -1113,7 +1118,7 @@ backend_cuda = submodule("minitorch_nb.backend_cuda", dict(
 
 # %% ../nbs/06_kernels.ipynb #e18a0001
 import contextlib
-from .autograd import Tensor, extends
+from .autograd import Tensor
 
 def _require_cuda(what):
     if not cuda.is_available():
@@ -1180,28 +1185,28 @@ class Event:
         return float(self.numba_event.elapsed_time(end.numba_event))
 
 # %% ../nbs/06_kernels.ipynb #e18a0003
-extends(CudaAPI)(Stream)
-extends(CudaAPI)(Event)
+CudaAPI.Stream = Stream
+CudaAPI.Event = Event
 backend_cuda.Stream, backend_cuda.Event = Stream, Event
 _default_stream = []  # made on first use
 
-@extends(CudaAPI)
-def default_stream(self):
+@patch
+def default_stream(self: CudaAPI):
     "The stream that work goes on when no other was chosen (CUDA's legacy default stream, which waits for the others)."
     _require_cuda("mt.cuda.default_stream()")
     if not _default_stream:  # the simulator has no default_stream(): any of its streams will do, it runs synchronously
         _default_stream.append(Stream(getattr(numba_cuda, "default_stream", numba_cuda.stream)()))
     return _default_stream[0]
 
-@extends(CudaAPI)
-def current_stream(self):
+@patch
+def current_stream(self: CudaAPI):
     "The stream this host thread's kernels and copies go on now."
     _require_cuda("mt.cuda.current_stream()")
     return getattr(_current_stream, "stream", None) or self.default_stream()
 
-@extends(CudaAPI)
+@patch
 @contextlib.contextmanager
-def stream(self, s):
+def stream(self: CudaAPI, s):
     "Inside `with mt.cuda.stream(s):` this thread's GPU work goes on stream `s`; the previous stream comes back after."
     if s is None:  # as in torch: no stream given, nothing changes
         yield None
@@ -1212,8 +1217,8 @@ def stream(self, s):
     try: yield s
     finally: _current_stream.stream = previous
 
-@extends(CudaAPI)
-def pinned_empty(self, shape, dtype=np.float32):
+@patch
+def pinned_empty(self: CudaAPI, shape, dtype=np.float32):
     """An uninitialised tensor on device 'numpy' in pinned (page-locked) host memory: the GPU's copy engines
     read it directly, so `.to('cuda')` of it inside `with mt.cuda.stream(s):` doesn't make the host wait."""
     _require_cuda("mt.cuda.pinned_empty()")

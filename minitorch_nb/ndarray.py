@@ -6,13 +6,9 @@
 __all__ = ['UNARY', 'BINARY', 'REDUCE', 'BACKENDS', 'DEFAULT_DEVICE', 'Layout', 'strides_for', 'index_to_position', 'to_index',
            'is_contiguous_layout', 'positions', 'tensor_map', 'tensor_zip', 'tensor_reduce', 'tensor_arg_reduce',
            'tensor_matmul', 'tensor_where', 'Backend', 'as_numpy_view', 'NumpyBackend', 'register_backend',
-           'get_backend', 'count_allocations', 'AllocationStats', 'NDArray', 'empty', 'from_numpy', 'array', 'copy',
-           'compact', 'astype', 'to_numpy', 'item', 'tolist', 'as_strided', 'permute_dims', 'permute', 'swapaxes',
-           'broadcast_to', 'shares_memory', 'view_strides', 'reshape', 'view', 'flip', 'squeeze', 'expand_dims',
-           'elementwise', 'ufunc', 'reduce_all', 'adopt', 'matmul_all', 'where_all', 'gather_all', 'scatter_add_all',
-           'copy_all', 'full', 'reduce', 'arg_reduce', 'ArrayNamespace', 'namespace_for', 'element_strides',
-           'numpy_storage', 'stride', 'storage_offset', 'is_contiguous', 'Contiguous', 'contiguous', 'AsStrided',
-           'ScatterGather']
+           'get_backend', 'count_allocations', 'AllocationStats', 'NDArray', 'empty', 'from_numpy', 'array',
+           'shares_memory', 'view_strides', 'elementwise', 'full', 'ArrayNamespace', 'namespace_for', 'element_strides',
+           'numpy_storage', 'Contiguous', 'AsStrided', 'ScatterGather', 'as_strided']
 
 # %% ../nbs/05_strides.ipynb #94c63281
 import contextlib
@@ -21,7 +17,8 @@ import math
 import operator
 from collections import namedtuple
 import numpy as np
-from .autograd import Tensor, Function, extends, namespace, broadcast_shapes, register_device
+from fastcore.basics import patch
+from .autograd import Tensor, Function, namespace, broadcast_shapes, register_device
 
 # %% ../nbs/05_strides.ipynb #7be2bdd4
 def strides_for(shape, order="C"):
@@ -364,8 +361,8 @@ def array(data, dtype=None, device=DEFAULT_DEVICE, order="C"):
     return from_numpy(np.asarray(data, dtype=dtype), device, order)
 
 # %% ../nbs/05_strides.ipynb #cc0fdaac
-@extends(NDArray)
-def copy(self, order="C"):
+@patch
+def copy(self: NDArray, order="C"):
     "A new compact array with the same values (row-major unless order='F')."
     whole = self.backend.copy_all(self, self.dtype) if order == "C" else None  # a one-call shortcut, if any
     if whole is not None: return whole
@@ -373,13 +370,13 @@ def copy(self, order="C"):
     self.backend.copy(out, self)
     return out
 
-@extends(NDArray)
-def compact(self):
+@patch
+def compact(self: NDArray):
     "This array if it is already contiguous (row-major, no gaps), else a contiguous copy."
     return self if self.is_contiguous() else self.copy()
 
-@extends(NDArray)
-def astype(self, dtype, copy=True):
+@patch
+def astype(self: NDArray, dtype, copy=True):
     "The values converted to `dtype` (a new array unless copy=False and the dtype already matches)."
     dtype = np.dtype(dtype)
     if dtype == self.dtype and not copy: return self
@@ -390,47 +387,47 @@ def astype(self, dtype, copy=True):
     return out
 
 # %% ../nbs/05_strides.ipynb #909c326c
-@extends(NDArray)
-def to_numpy(self):
+@patch
+def to_numpy(self: NDArray):
     "A numpy copy of the values."
     c = self.compact()
     host = self.backend.to_host(c.buffer)
     return np.array(host[c.offset:c.offset + c.size]).reshape(self.shape)
 
-@extends(NDArray)
-def __array__(self, dtype=None, copy=None):
+@patch
+def __array__(self: NDArray, dtype=None, copy=None):
     if copy is False: raise ValueError("an NDArray can't be turned into a numpy array without a copy")
     return self.to_numpy() if dtype is None else self.to_numpy().astype(dtype)
 
-@extends(NDArray)
-def item(self):
+@patch
+def item(self: NDArray):
     "The value of a one-element array as a Python number."
     if self.size != 1: raise ValueError(f"item() needs an array with one element, got shape {list(self.shape)}")
     return self.to_numpy().reshape(()).item()
 
-@extends(NDArray)
-def tolist(self): return self.to_numpy().tolist()
+@patch
+def tolist(self: NDArray): return self.to_numpy().tolist()
 
 NDArray.__float__ = lambda self: float(self.item())
 NDArray.__int__ = lambda self: int(self.item())
 NDArray.__index__ = lambda self: operator.index(self.item())
 
-@extends(NDArray)
-def __bool__(self):
+@patch
+def __bool__(self: NDArray):
     if self.size != 1: raise ValueError(f"the truth value of an array with {self.size} elements is ambiguous")
     return bool(self.item())
 
-@extends(NDArray)
-def __iter__(self):
+@patch
+def __iter__(self: NDArray):
     for i in range(len(self)): yield self[i]
 
-@extends(NDArray)
-def __repr__(self):
+@patch
+def __repr__(self: NDArray):
     body = np.array2string(self.to_numpy(), separator=", ", prefix="NDArray(")
     return f"NDArray({body}, dtype={self.dtype}, device={self.device!r})"
 
-@extends(NDArray)
-def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+@patch
+def __array_ufunc__(self: NDArray, ufunc, method, *inputs, **kwargs):
     "Let numpy's ufuncs act on NDArrays: f(x) for the ufuncs we know, and np.add.at (scatter-add)."
     name = ufunc.__name__
     if method == "at" and ufunc is np.add and not kwargs:
@@ -447,8 +444,8 @@ def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
     return NotImplemented
 
 # %% ../nbs/05_strides.ipynb #c7978ae9
-@extends(NDArray)
-def as_strided(self, shape, strides, offset=0):
+@patch
+def as_strided(self: NDArray, shape, strides, offset=0):
     "Any view of the buffer: element i sits at offset + sum(i[d] * strides[d]); checked against the buffer's bounds."
     shape, strides, offset = tuple(map(int, shape)), tuple(map(int, strides)), int(offset)
     if len(shape) != len(strides):
@@ -463,8 +460,8 @@ def as_strided(self, shape, strides, offset=0):
                              f"buffer positions {lo}..{hi}, but the buffer has {size} elements")
     return self._view(shape, strides, offset)
 
-@extends(NDArray)
-def permute_dims(self, axes):
+@patch
+def permute_dims(self: NDArray, axes):
     "Reorder the dimensions: the strides are reordered with them, no element moves."
     axes = tuple(operator.index(a) % max(self.ndim, 1) for a in axes)
     if sorted(axes) != list(range(self.ndim)):
@@ -473,11 +470,11 @@ def permute_dims(self, axes):
     if self._numpy_view is not None: view._numpy_view = self._numpy_view.transpose(axes)  # host memory: cheaper
     return view
 
-@extends(NDArray)
-def permute(self, *axes): return self.permute_dims(axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes)
+@patch
+def permute(self: NDArray, *axes): return self.permute_dims(axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes)
 
-@extends(NDArray)
-def swapaxes(self, a, b):
+@patch
+def swapaxes(self: NDArray, a, b):
     "Swap two dimensions."
     axes = list(range(self.ndim))
     axes[a], axes[b] = axes[b], axes[a]
@@ -486,8 +483,8 @@ def swapaxes(self, a, b):
 NDArray.T = property(lambda self: self.permute_dims(tuple(reversed(range(self.ndim)))), doc="All dimensions reversed.")
 NDArray.mT = property(lambda self: self.swapaxes(-2, -1), doc="The last two dimensions swapped.")
 
-@extends(NDArray)
-def broadcast_to(self, shape):
+@patch
+def broadcast_to(self: NDArray, shape):
     "A view with `shape`: new leading dimensions and stretched size-1 dimensions get stride 0."
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(n) for n in shape)
     extra = len(shape) - self.ndim
@@ -509,8 +506,8 @@ def _is_advanced(part):
 def _numpy_index(part):
     return part.to_numpy() if isinstance(part, NDArray) else part
 
-@extends(NDArray)
-def _basic_view(self, parts):
+@patch
+def _basic_view(self: NDArray, parts):
     "The view selected by ints, slices (any step), None and Ellipsis: new shape, strides and offset."
     n_dims = sum(1 for p in parts if p is not None and p is not Ellipsis)
     if n_dims > self.ndim:
@@ -537,8 +534,8 @@ def _basic_view(self, parts):
         d += 1
     return self._view(shape, strides, offset)
 
-@extends(NDArray)
-def __getitem__(self, idx):
+@patch
+def __getitem__(self: NDArray, idx):
     "Basic indexing gives a view; integer/boolean arrays gather a copy (numpy's rules)."
     parts = idx if isinstance(idx, tuple) else (idx,)
     if not any(map(_is_advanced, parts)): return self._basic_view(parts)
@@ -557,8 +554,8 @@ def _check_writable(x):
         raise ValueError(f"can't write into an array with stride 0 (shape {list(x.shape)}, strides "
                          f"{list(x.strides)}): several of its elements are one memory location; copy it first")
 
-@extends(NDArray)
-def __setitem__(self, idx, value):
+@patch
+def __setitem__(self: NDArray, idx, value):
     "Write `value` (a number or an array, broadcast) into the selected elements; views write through."
     _check_writable(self)  # like PyTorch: an array whose elements share slots is never written into
     parts = idx if isinstance(idx, tuple) else (idx,)
@@ -623,8 +620,8 @@ def _shape_arg(shape):
     "Accept both reshape(2, 3) and reshape((2, 3))."
     return shape[0] if len(shape) == 1 else shape
 
-@extends(NDArray)
-def reshape(self, *shape, copy=None):
+@patch
+def reshape(self: NDArray, *shape, copy=None):
     """The same elements in row-major order with a new shape: a view when the strides allow it, else a copy.
     copy=False refuses to copy (ValueError); copy=True always copies."""
     shape = _infer_shape(_shape_arg(shape), self.size, self.shape)
@@ -636,13 +633,13 @@ def reshape(self, *shape, copy=None):
     out = self.copy()
     return out._view(shape, strides_for(shape), 0)
 
-@extends(NDArray)
-def view(self, *shape):
+@patch
+def view(self: NDArray, *shape):
     "Like reshape, but never copies: an error when the strides don't allow the new shape (PyTorch's view)."
     return self.reshape(_shape_arg(shape), copy=False)
 
-@extends(NDArray)
-def flip(self, axis=None):
+@patch
+def flip(self: NDArray, axis=None):
     "Reverse the order along `axis` (all axes by default): a view with negative strides."
     axes = range(self.ndim) if axis is None else _axes(axis, self.ndim)
     return self[tuple(slice(None, None, -1) if d in axes else slice(None) for d in range(self.ndim))]
@@ -660,8 +657,8 @@ def _sorted_axes(axis, ndim):
             raise ValueError(f"axis {a} is out of bounds for an array with {ndim} dimensions")
     return tuple(sorted({a % max(ndim, 1) for a in axes})) if ndim else ()
 
-@extends(NDArray)
-def squeeze(self, axis=None):
+@patch
+def squeeze(self: NDArray, axis=None):
     "Drop dimensions of size 1 (all, or those in `axis`, which must have size 1): a view."
     axes = tuple(d for d in range(self.ndim) if self.shape[d] == 1) if axis is None else _axes(axis, self.ndim)
     for d in axes:
@@ -669,8 +666,8 @@ def squeeze(self, axis=None):
     keep = [d for d in range(self.ndim) if d not in axes]
     return self._view([self.shape[d] for d in keep], [self.strides[d] for d in keep], self.offset)
 
-@extends(NDArray)
-def expand_dims(self, axis):
+@patch
+def expand_dims(self: NDArray, axis):
     "Insert a dimension of size 1 at `axis`: a view."
     d = operator.index(axis)
     if not -self.ndim - 1 <= d <= self.ndim:
@@ -727,18 +724,18 @@ def _one_call_operands(a, b):
         return b.device == a.device
     return (type(a) is NDArray and type(b) in _PY_SCALARS) or (type(a) in _PY_SCALARS and type(b) is NDArray)
 
-@extends(Backend)
-def ufunc(self, name, *operands):
+@patch
+def ufunc(self: Backend, name, *operands):
     "The whole element-wise op in one call, as a new NDArray; None (this default) takes the general path."
     return None
 
-@extends(Backend)
-def reduce_all(self, name, x, axes, keepdims):
+@patch
+def reduce_all(self: Backend, name, x, axes, keepdims):
     "The whole reduction over `axes` in one call, as a new NDArray; None (this default) takes the general path."
     return None
 
-@extends(NumpyBackend)
-def adopt(self, host, device):
+@patch
+def adopt(self: NumpyBackend, host, device):
     "A fresh numpy result as a new NDArray on `device`, without copying a row-major one: counted like `empty`."
     host = np.asarray(host)
     if not host.flags.c_contiguous: host = host.copy()  # numpy lays some results out like their inputs (e.g. 'F')
@@ -748,8 +745,8 @@ def adopt(self, host, device):
     x._numpy_view, x._contiguous = host, True
     return x
 
-@extends(NumpyBackend)
-def ufunc(self, name, *operands):
+@patch
+def ufunc(self: NumpyBackend, name, *operands):
     "numpy's ufunc on the operands' views (Python numbers as they are), its row-major result adopted."
     if len(operands) == 1: return self.adopt(UNARY[name](as_numpy_view(operands[0]), order="C"), operands[0].device)
     a, b = operands
@@ -757,57 +754,57 @@ def ufunc(self, name, *operands):
     if type(b) is not NDArray: return self.adopt(BINARY[name](as_numpy_view(a), b, order="C"), a.device)
     return self.adopt(BINARY[name](as_numpy_view(a), as_numpy_view(b), order="C"), a.device)
 
-@extends(Backend)
-def matmul_all(self, a, b):
+@patch
+def matmul_all(self: Backend, a, b):
     "The whole matrix product in one call, as a new NDArray; None (this default) takes the general path."
     return None
 
-@extends(Backend)
-def where_all(self, cond, a, b):
+@patch
+def where_all(self: Backend, cond, a, b):
     "where(cond, a, b) in one call, as a new NDArray; None (this default) takes the general path."
     return None
 
-@extends(Backend)
-def gather_all(self, x, index):
+@patch
+def gather_all(self: Backend, x, index):
     "x[index] for an index with integer or boolean arrays in one call; None (this default): the general path."
     return None
 
-@extends(Backend)
-def scatter_add_all(self, x, index, values):
+@patch
+def scatter_add_all(self: Backend, x, index, values):
     "np.add.at(x, index, values) in one call, returning True; False (this default) takes the general path."
     return False
 
-@extends(NumpyBackend)
-def scatter_add_all(self, x, index, values):
+@patch
+def scatter_add_all(self: NumpyBackend, x, index, values):
     "numpy's add.at on the view, for values that are an NDArray of x's dtype on x's device."
     if type(values) is not NDArray or values.dtype != x.dtype or values.device != x.device: return False
     np.add.at(as_numpy_view(x), index, as_numpy_view(values))
     return True
 
-@extends(NumpyBackend)
-def matmul_all(self, a, b):
+@patch
+def matmul_all(self: NumpyBackend, a, b):
     "numpy's matmul (BLAS for floats) on the views of two arrays of one dtype, its result adopted."
     if a.dtype != b.dtype: return None
     return self.adopt(np.matmul(as_numpy_view(_blas_ready(a)), as_numpy_view(_blas_ready(b))), a.device)
 
-@extends(NumpyBackend)
-def where_all(self, cond, a, b):
+@patch
+def where_all(self: NumpyBackend, cond, a, b):
     "numpy's where on the views, for a boolean condition and two arrays of one dtype, its result adopted."
     if cond.dtype != np.bool_ or a.dtype != b.dtype: return None
     return self.adopt(np.where(as_numpy_view(cond), as_numpy_view(a), as_numpy_view(b)), a.device)
 
-@extends(NumpyBackend)
-def copy_all(self, x, dtype):
+@patch
+def copy_all(self: NumpyBackend, x, dtype):
     "numpy's astype of the view (it always copies, converting as assignment does), its result adopted."
     return self.adopt(as_numpy_view(x).astype(dtype, order="C"), x.device)
 
-@extends(NumpyBackend)
-def gather_all(self, x, index):
+@patch
+def gather_all(self: NumpyBackend, x, index):
     "numpy's advanced indexing of the view (it always copies), its result adopted."
     return self.adopt(as_numpy_view(x)[index], x.device)
 
-@extends(NumpyBackend)
-def reduce_all(self, name, x, axes, keepdims):
+@patch
+def reduce_all(self: NumpyBackend, name, x, axes, keepdims):
     "numpy's reduce over all `axes` at once, for float sums, products, maxima and minima of non-empty arrays."
     if x.dtype.kind != "f" or name not in ("sum", "prod", "max", "min") or x.size == 0: return None
     return self.adopt(REDUCE[name][0].reduce(as_numpy_view(x), axis=axes, keepdims=keepdims), x.device)
@@ -851,8 +848,8 @@ for _op, _name in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("t
     setattr(NDArray, f"__i{_op}__", _inplace(_name))
 
 # %% ../nbs/05_strides.ipynb #ed21574b
-@extends(NDArray)
-def __matmul__(self, other):
+@patch
+def __matmul__(self: NDArray, other):
     "Matrix product with numpy's rules: batch dimensions broadcast, a 1-D operand acts as a row or a column."
     a, b = _promote(self, other)
     if a.ndim == 0 or b.ndim == 0:
@@ -870,8 +867,8 @@ def __matmul__(self, other):
     if b.ndim == 1: out = out.squeeze(-1)
     return out
 
-@extends(NDArray)
-def __rmatmul__(self, other): return _operand(other, self) @ self
+@patch
+def __rmatmul__(self: NDArray, other): return _operand(other, self) @ self
 
 # %% ../nbs/05_strides.ipynb #725f3a88
 def full(shape, fill_value, dtype=None, device=DEFAULT_DEVICE):
@@ -887,8 +884,8 @@ def _reduce_dtype(name, dtype):
     if name in ("sum", "prod"): return getattr(np, name)(np.ones(1, dtype)).dtype  # small ints widen, as in numpy
     return dtype
 
-@extends(NDArray)
-def reduce(self, name, axis=None, keepdims=False):
+@patch
+def reduce(self: NDArray, name, axis=None, keepdims=False):
     "Reduce with 'sum', 'prod', 'max', 'min', 'any' or 'all' over `axis` (None: all), one dimension at a time."
     axes, (_, identity) = _axes(axis, self.ndim), REDUCE[name]
     whole = self.backend.reduce_all(name, self, axes, keepdims) if axes else None  # a one-call shortcut, if any
@@ -907,8 +904,8 @@ def reduce(self, name, axis=None, keepdims=False):
         x = out
     return x if keepdims else x.squeeze(axes)
 
-@extends(NDArray)
-def arg_reduce(self, name, axis=None, keepdims=False):
+@patch
+def arg_reduce(self: NDArray, name, axis=None, keepdims=False):
     "'argmax' or 'argmin' along one axis (None: over the flattened array)."
     if axis is None:
         flat = self.reshape(-1).arg_reduce(name, 0)
@@ -1056,8 +1053,8 @@ def namespace_for(device):
     if xp is None: xp = _namespaces[device] = ArrayNamespace(device)
     return xp
 
-@extends(NDArray)
-def __array_namespace__(self, api_version=None):
+@patch
+def __array_namespace__(self: NDArray, api_version=None):
     "The Array API namespace of this array's device: how Tensor's ops find their functions."
     return _namespaces.get(self.device) or namespace_for(self.device)  # asked by every Tensor op: one dict lookup
 
@@ -1089,19 +1086,19 @@ def numpy_storage(arr):
     delta = arr.__array_interface__["data"][0] - root.__array_interface__["data"][0]
     return flat, delta // arr.itemsize
 
-@extends(Tensor)
-def stride(self, dim=None):
+@patch
+def stride(self: Tensor, dim=None):
     "Elements to skip in storage to move one step along each dimension (or along `dim`)."
     strides = element_strides(self.data)
     return strides if dim is None else strides[dim]
 
-@extends(Tensor)
-def storage_offset(self):
+@patch
+def storage_offset(self: Tensor):
     "Where this tensor's first element sits in its storage, in elements."
     return self.data.offset if isinstance(self.data, NDArray) else numpy_storage(self.data)[1]
 
-@extends(Tensor)
-def is_contiguous(self):
+@patch
+def is_contiguous(self: Tensor):
     "True when the elements lie in storage in row-major order without gaps."
     return is_contiguous_layout(self.shape, self.stride())
 
@@ -1113,8 +1110,8 @@ class Contiguous(Function):
     @staticmethod
     def backward(ctx, grad): return grad
 
-@extends(Tensor)
-def contiguous(self):
+@patch
+def contiguous(self: Tensor):
     "This tensor if it is contiguous, else a contiguous copy (recorded for autograd)."
     return self if self.is_contiguous() else Contiguous.apply(self)
 
@@ -1159,7 +1156,7 @@ def as_strided(input, size, stride, storage_offset=None):
     offset = input.storage_offset() if storage_offset is None else storage_offset
     return AsStrided.apply(input, tuple(size), tuple(stride), int(offset))
 
-@extends(Tensor, name="as_strided")
-def _as_strided(self, size, stride, storage_offset=None):
+@patch
+def as_strided(self: Tensor, size, stride, storage_offset=None):
     "A view of this tensor's storage with the given size, stride and storage offset."
     return as_strided(self, size, stride, storage_offset)

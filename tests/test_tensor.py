@@ -6,7 +6,7 @@ import torch
 from hypothesis import given, settings, HealthCheck, strategies as st
 from hypothesis.extra.numpy import mutually_broadcastable_shapes, array_shapes
 import minitorch_nb as mt
-from minitorch_nb.tensor import gradcheck, gradgradcheck, GradcheckError
+from minitorch_nb.ops import gradcheck, gradgradcheck, GradcheckError
 from oracle import assert_close, to_numpy
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -1,8 +1,14 @@
-"""Check the chapter rules of the book.
+"""Check the chapter rules of the book and the shape of the package.
 
-1. A chapter imports only earlier chapters (in its exported module and in its notebook's code cells).
-2. Importing a later chapter never replaces an attribute that an earlier chapter defined
+1. Every file of the package is either exported by nbdev from one notebook (its header names the notebook) or a
+   hand-written *face*: a docstring and imports that re-export what the chapters' files define, as
+   `nn/functional.py` does. Only the package's own `__init__.py` may hold other hand-written code.
+2. A chapter imports only earlier chapters (in its exported module and in its notebook's code cells); a face
+   counts as the latest chapter it re-exports from.
+3. Importing a later chapter never replaces an attribute that an earlier chapter defined
    (a later chapter may add methods to an earlier class, not replace them).
+
+Chapters are numbered notebooks `NN_name.ipynb`, or sub-chapters `NNa_name.ipynb`, ordered 06a < 06b < 07.
 """
 import ast
 import importlib
@@ -14,29 +20,77 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PKG, NBS = ROOT / "minitorch_nb", ROOT / "nbs"
+HEADER = re.compile(r"File to edit: (?:\.\./)+nbs/(\d\d[a-z]?)_[^ ]*\.ipynb")
+CHAPTER_NB = "[0-9][0-9]*_*.ipynb"
 
-def module_chapters():
-    "Map each exported module name to the chapter number of the notebook it comes from."
-    chapters = {}
-    for py in sorted(PKG.glob("*.py")):
-        m = re.search(r"File to edit: \.\./nbs/(\d\d)_[^ ]*\.ipynb", py.read_text()[:400])
-        if m: chapters[py.stem] = int(m.group(1))
-    return chapters
+def module_name(py):
+    "minitorch_nb/nn/modules.py -> 'nn.modules'; minitorch_nb/nn/__init__.py -> 'nn'."
+    parts = py.relative_to(PKG).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
-def imported_modules(source):
-    "Names of minitorch_nb modules imported by Python `source` (absolute or relative imports)."
+def package_files():
+    "Every .py file of the package except nbdev's doc index."
+    return sorted(p for p in PKG.rglob("*.py") if "__pycache__" not in p.parts and p.name != "_modidx.py")
+
+def chapter_key(chapter):
+    "'06a' -> (6, 'a'), '07' -> (7, ''): the reading order."
+    return int(chapter[:2]), chapter[2:]
+
+def resolve(module, level, here):
+    "The absolute dotted name (without 'minitorch_nb') of an import written in module `here`."
+    if level == 0:
+        return module.split(".", 1)[1] if module.startswith("minitorch_nb.") else ("" if module == "minitorch_nb" else None)
+    base = here.split(".") if here else []
+    is_package = (PKG / Path(*base) / "__init__.py").exists() if base else True
+    base = base if is_package else base[:-1]
+    base = base[:len(base) - (level - 1)]
+    return ".".join(base + ([module] if module else []))
+
+def imported_modules(source, here=""):
+    "Dotted names of minitorch_nb modules imported by Python `source` (a module of the package, or a notebook)."
     found = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom):
-            mod = node.module or ""
-            if node.level == 1 or mod.startswith("minitorch_nb"):
-                parts = mod.split(".")[1:] if mod.startswith("minitorch_nb") else mod.split(".")
-                if parts and parts[0]: found.add(parts[0])
-                else: found.update(a.name for a in node.names)
+            mod = resolve(node.module or "", node.level, here)
+            if mod is None: continue
+            for a in node.names:  # `from pkg import name` may import the submodule pkg.name
+                sub = f"{mod}.{a.name}" if mod else a.name
+                found.add(sub if known_module(sub) else mod)
         elif isinstance(node, ast.Import):
             for a in node.names:
-                if a.name.startswith("minitorch_nb."): found.add(a.name.split(".")[1])
-    return found
+                if a.name.startswith("minitorch_nb."): found.add(a.name.split(".", 1)[1])
+    return {m for m in found if m}
+
+def known_module(name):
+    path = PKG / Path(*name.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+def is_face(tree):
+    "A face holds a docstring and imports, nothing else."
+    body = tree.body[1:] if tree.body and isinstance(tree.body[0], ast.Expr) else tree.body
+    return all(isinstance(n, (ast.Import, ast.ImportFrom)) for n in body)
+
+def classify():
+    "({module: chapter} of exported files, {face: source}, errors)."
+    chapters, faces, errors = {}, {}, []
+    for py in package_files():
+        src, name = py.read_text(), module_name(py)
+        m = HEADER.search(src[:400])
+        if m: chapters[name] = m.group(1)
+        elif py == PKG / "__init__.py": continue
+        elif is_face(ast.parse(src)): faces[name] = src
+        else: errors.append(f"minitorch_nb/{py.relative_to(PKG)} is neither exported from a notebook nor a face "
+                            "(a docstring and imports only)")
+    return chapters, faces, errors
+
+def face_chapters(chapters, faces):
+    "A face counts as the latest chapter it re-exports from (faces may import faces)."
+    resolved = dict(chapters)
+    for _ in range(len(faces) + 1):
+        for name, src in faces.items():
+            deps = [resolved[m] for m in imported_modules(src, name) if m in resolved]
+            if deps: resolved[name] = max(deps, key=chapter_key)
+    return resolved
 
 def notebook_source(nb):
     "The code cells of a notebook, magics and shell lines removed."
@@ -48,16 +102,19 @@ def notebook_source(nb):
             lines.append("" if line.lstrip().startswith(("%", "!")) else line)
     return "\n".join(lines)
 
-def check_imports(chapters):
+def check_imports(chapters, resolved):
     "Errors for every import of a later chapter."
-    errors = []
-    sources = [(f"minitorch_nb/{m}.py", n, (PKG / f"{m}.py").read_text()) for m, n in chapters.items()]
-    for nb in sorted(NBS.glob("[0-9][0-9]_*.ipynb")):
-        sources.append((f"nbs/{nb.name}", int(nb.name[:2]), notebook_source(nb)))
-    for where, n, src in sources:
-        for mod in imported_modules(src):
-            if chapters.get(mod, -1) > n:
-                errors.append(f"{where} (chapter {n:02d}) imports {mod} from later chapter {chapters[mod]:02d}")
+    errors, sources = [], []
+    for name, ch in chapters.items():
+        py = PKG / Path(*name.split(".")).with_suffix(".py")
+        if not py.exists(): py = PKG / Path(*name.split(".")) / "__init__.py"
+        sources.append((f"minitorch_nb/{py.relative_to(PKG)}", ch, name, py.read_text()))
+    for nb in sorted(NBS.glob(CHAPTER_NB)):
+        sources.append((f"nbs/{nb.name}", nb.name.split("_")[0], "", notebook_source(nb)))
+    for where, ch, here, src in sources:
+        for mod in imported_modules(src, here):
+            if mod in resolved and chapter_key(resolved[mod]) > chapter_key(ch):
+                errors.append(f"{where} (chapter {ch}) imports {mod} from later chapter {resolved[mod]}")
     return errors
 
 def snapshot(modules):
@@ -77,18 +134,18 @@ def check_no_replacement(chapters):
     stub.__path__ = [str(PKG)]
     sys.modules["minitorch_nb"] = stub
     errors, loaded = [], {}
-    for name in sorted(chapters, key=lambda m: (chapters[m], m)):
+    for name in sorted(chapters, key=lambda m: (chapter_key(chapters[m]), m)):
         before = snapshot(loaded)
         loaded[name] = importlib.import_module(f"minitorch_nb.{name}")
         after = snapshot({k: v for k, v in loaded.items() if k != name})
         for key, ident in before.items():
             if key in after and after[key] != ident and not key[1].startswith("__"):
-                errors.append(f"importing {name} (chapter {chapters[name]:02d}) replaced {key[0]}.{key[1]}")
+                errors.append(f"importing {name} (chapter {chapters[name]}) replaced {key[0]}.{key[1]}")
     return errors
 
 if __name__ == "__main__":
-    chapters = module_chapters()
-    errors = check_imports(chapters) + check_no_replacement(chapters)
+    chapters, faces, errors = classify()
+    errors += check_imports(chapters, face_chapters(chapters, faces)) + check_no_replacement(chapters)
     for e in errors: print("chapter rule broken:", e)
     if errors: sys.exit(1)
-    print(f"chapter rules hold for {len(chapters)} modules")
+    print(f"chapter rules hold for {len(chapters)} exported modules and {len(faces)} faces")

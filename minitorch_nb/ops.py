@@ -4,18 +4,20 @@
 
 # %% auto #0
 __all__ = ['clip', 'return_types_max', 'return_types_min', 'concat', 'zeros_like', 'ones_like', 'empty_like', 'rand_like',
-           'randn_like', 'GradcheckError', 'gradcheck', 'gradgradcheck', 'Tanh', 'Sigmoid', 'Sqrt', 'ReLU', 'Abs',
-           'tanh', 'sigmoid', 'sqrt', 'relu', 'Maximum', 'Minimum', 'maximum', 'minimum', 'Clamp', 'clamp',
-           'ExtremumDim', 'ExtremumAll', 'argmax', 'argmin', 'var', 'std', 'Where', 'where', 'masked_fill', 'View',
-           'view', 'unsqueeze', 'squeeze', 'flatten', 'broadcast_to', 'Cat', 'cat', 'stack', 'Clone', 'clone', 'split',
-           'chunk', 'Softmax', 'LogSoftmax', 'LogSumExp', 'softmax', 'log_softmax', 'logsumexp', 'manual_seed', 'zeros',
-           'ones', 'empty', 'full', 'arange', 'linspace', 'eye', 'rand', 'randn', 'randint', 'randperm', 'full_like']
+           'randn_like', 'matmul', 'mean', 'reshape', 'permute', 'transpose', 'tanh', 'sigmoid', 'sqrt', 'relu',
+           'maximum', 'minimum', 'clamp', 'argmax', 'argmin', 'var', 'std', 'masked_fill', 'unsqueeze', 'squeeze',
+           'flatten', 'broadcast_to', 'clone', 'split', 'chunk', 'softmax', 'log_softmax', 'logsumexp',
+           'GradcheckError', 'gradcheck', 'gradgradcheck', 'Tanh', 'Sigmoid', 'Sqrt', 'ReLU', 'Abs', 'Maximum',
+           'Minimum', 'Clamp', 'ExtremumDim', 'ExtremumAll', 'Where', 'where', 'View', 'Cat', 'cat', 'stack', 'Clone',
+           'Softmax', 'LogSoftmax', 'LogSumExp', 'manual_seed', 'zeros', 'ones', 'empty', 'full', 'arange', 'linspace',
+           'eye', 'rand', 'randn', 'randint', 'randperm', 'full_like']
 
 # %% ../nbs/01_tensor.ipynb #71dbbcfe
 import math
 from collections import namedtuple
 import numpy as np
-from .autograd import (Tensor, Function, namespace, extends, unbroadcast, broadcast_shapes, result_type,
+from fastcore.basics import patch
+from .autograd import (Tensor, Function, namespace, unbroadcast, broadcast_shapes, result_type,
                                    grad, no_grad, float32, float64, int64, bool_, _operands, _dims, _shape_args)
 
 # %% ../nbs/01_tensor.ipynb #ba972fa3
@@ -158,32 +160,32 @@ class Abs(Function):
         return grad * _constant(namespace(grad.data).astype(ctx.sign, grad.dtype))
 
 # %% ../nbs/01_tensor.ipynb #08ca787e
-@extends(Tensor)
-def tanh(self):
+@patch
+def tanh(self: Tensor):
     "Hyperbolic tangent, elementwise."
     return Tanh.apply(_floating(self))
 
-@extends(Tensor)
-def sigmoid(self):
+@patch
+def sigmoid(self: Tensor):
     "1 / (1 + exp(-x)), elementwise, computed without overflow."
     return Sigmoid.apply(_floating(self))
 
-@extends(Tensor)
-def sqrt(self):
+@patch
+def sqrt(self: Tensor):
     "Square root, elementwise."
     return Sqrt.apply(_floating(self))
 
-@extends(Tensor)
-def relu(self):
+@patch
+def relu(self: Tensor):
     "max(x, 0), elementwise; the gradient is 1 where x > 0, else 0."
     return ReLU.apply(self)
 
-@extends(Tensor, name="abs")
-def _abs(self):
+@patch
+def abs(self: Tensor):
     "|x|, elementwise; the gradient is sign(x) (0 at 0)."
     return Abs.apply(self)
 
-Tensor.__abs__ = _abs
+Tensor.__abs__ = Tensor.abs
 
 # %% ../nbs/01_tensor.ipynb #7bcf4caf
 def _tie_weights(a, b, dtype):
@@ -216,13 +218,13 @@ class Minimum(Function):
         wb, wa = _tie_weights(a.data, b.data, grad.dtype)  # the smaller side gets the gradient
         return unbroadcast(grad * _constant(wa), a.shape), unbroadcast(grad * _constant(wb), b.shape)
 
-@extends(Tensor)
-def maximum(self, other):
+@patch
+def maximum(self: Tensor, other):
     "Elementwise maximum of two tensors (broadcast); tied elements split the gradient."
     return Maximum.apply(*_operands(self, other))
 
-@extends(Tensor)
-def minimum(self, other):
+@patch
+def minimum(self: Tensor, other):
     "Elementwise minimum of two tensors (broadcast); tied elements split the gradient."
     return Minimum.apply(*_operands(self, other))
 
@@ -241,8 +243,8 @@ class Clamp(Function):
     def backward(ctx, grad):
         return grad * _constant(namespace(grad.data).astype(ctx.inside, grad.dtype))
 
-@extends(Tensor)
-def clamp(self, min=None, max=None):
+@patch
+def clamp(self: Tensor, min=None, max=None):
     "Limit every element to [min, max]; the bounds are numbers or tensors, either may be None."
     if min is None and max is None: raise RuntimeError("clamp needs at least one of min or max")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
@@ -306,23 +308,23 @@ def _extremum(x, dim, keepdim, largest):
     idx = Tensor._make(indices if keepdim else xp.squeeze(indices, axis=d))
     return (return_types_max if largest else return_types_min)(values, idx)
 
-@extends(Tensor, name="max")
-def _max(self, dim=None, keepdim=False):
+@patch
+def max(self: Tensor, dim=None, keepdim=False):
     "The largest element; with `dim`, (values, indices) along it; with a tensor, the elementwise maximum."
     return _extremum(self, dim, keepdim, largest=True)
 
-@extends(Tensor, name="min")
-def _min(self, dim=None, keepdim=False):
+@patch
+def min(self: Tensor, dim=None, keepdim=False):
     "The smallest element; with `dim`, (values, indices) along it; with a tensor, the elementwise minimum."
     return _extremum(self, dim, keepdim, largest=False)
 
-@extends(Tensor)
-def argmax(self, dim=None, keepdim=False):
+@patch
+def argmax(self: Tensor, dim=None, keepdim=False):
     "Index of the largest element (of the flattened tensor when `dim` is None); first one on ties."
     return _arg_extremum(self, dim, keepdim, largest=True)
 
-@extends(Tensor)
-def argmin(self, dim=None, keepdim=False):
+@patch
+def argmin(self: Tensor, dim=None, keepdim=False):
     "Index of the smallest element (of the flattened tensor when `dim` is None); first one on ties."
     return _arg_extremum(self, dim, keepdim, largest=False)
 
@@ -336,8 +338,8 @@ def _arg_extremum(x, dim, keepdim, largest):
     return _result(find(x.data if x.ndim else xp.reshape(x.data, (1,)), axis=d, keepdims=keepdim and x.ndim > 0))
 
 # %% ../nbs/01_tensor.ipynb #2fe60fee
-@extends(Tensor)
-def var(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
+@patch
+def var(self: Tensor, dim=None, unbiased=True, keepdim=False, *, correction=None):
     "Variance over `dim`: sum of squared deviations / (N - correction); correction=1 (unbiased) by default."
     if self.dtype.kind != "f":
         raise RuntimeError(f"var() and std() need a floating point tensor, got {self.dtype}; convert with .float()")
@@ -346,8 +348,8 @@ def var(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
     centered = self - self.mean(dim, keepdim=True)
     return (centered * centered).sum(dim, keepdim) / max(n - correction, 0)
 
-@extends(Tensor)
-def std(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
+@patch
+def std(self: Tensor, dim=None, unbiased=True, keepdim=False, *, correction=None):
     "Standard deviation: the square root of `var` (same arguments)."
     return self.var(dim, unbiased, keepdim, correction=correction).sqrt()
 
@@ -381,19 +383,19 @@ for _name, _op, _symbol in (("and", operator.and_, "&"), ("or", operator.or_, "|
     setattr(Tensor, f"__{_name}__", _logical(_op, _symbol))
     setattr(Tensor, f"__r{_name}__", getattr(Tensor, f"__{_name}__"))
 
-@extends(Tensor)
-def __invert__(self):
+@patch
+def __invert__(self: Tensor):
     "Logical not of a bool tensor (bitwise not of an integer one)."
     if self.dtype.kind not in "biu": raise TypeError(f"~ needs a bool or integer tensor, got {self.dtype}")
     return _result(~self.data)
 
-@extends(Tensor, name="any")
-def _any(self, dim=None, keepdim=False):
+@patch
+def any(self: Tensor, dim=None, keepdim=False):
     "True where any element (along `dim`) is nonzero."
     return _result(namespace(self.data).any(self.data, axis=_dims(dim, self.ndim), keepdims=keepdim))
 
-@extends(Tensor, name="all")
-def _all(self, dim=None, keepdim=False):
+@patch
+def all(self: Tensor, dim=None, keepdim=False):
     "True where every element (along `dim`) is nonzero."
     return _result(namespace(self.data).all(self.data, axis=_dims(dim, self.ndim), keepdims=keepdim))
 
@@ -422,8 +424,8 @@ def where(condition, input, other):
     a, b = _operands(input, other)
     return Where.apply(condition, a, b)
 
-@extends(Tensor)
-def masked_fill(self, mask, value):
+@patch
+def masked_fill(self: Tensor, mask, value):
     "A copy with `value` where `mask` is True (gradient flows to the other elements)."
     return where(mask, Tensor._make(namespace(self.data).asarray(value, dtype=self.dtype)), self)
 
@@ -448,13 +450,13 @@ def _infer_shape(shape, numel, old):
         raise RuntimeError(f"shape {list(shape)} is invalid for a tensor of {numel} elements (shape {list(old)})")
     return tuple(numel // known if s == -1 else s for s in shape)
 
-@extends(Tensor)
-def view(self, *shape):
+@patch
+def view(self: Tensor, *shape):
     "The same elements in a new shape, sharing storage; one dimension may be -1."
     return View.apply(self, _infer_shape(_shape_args(shape), self.numel(), self.shape))
 
-@extends(Tensor)
-def unsqueeze(self, dim):
+@patch
+def unsqueeze(self: Tensor, dim):
     "Insert a dimension of size 1 at `dim` (negative counts from the end of the new shape)."
     if not -self.ndim - 1 <= dim <= self.ndim:
         raise IndexError(f"unsqueeze: dimension {dim} is out of range for a tensor with {self.ndim} dimensions "
@@ -463,22 +465,22 @@ def unsqueeze(self, dim):
     shape.insert(dim % (self.ndim + 1), 1)
     return self.reshape(shape)
 
-@extends(Tensor)
-def squeeze(self, dim=None):
+@patch
+def squeeze(self: Tensor, dim=None):
     "Remove dimensions of size 1 (all of them, or those in `dim` that have size 1)."
     dims = _dims(dim, self.ndim)
     return self.reshape([n for i, n in enumerate(self.shape) if not (i in dims and n == 1)])
 
-@extends(Tensor)
-def flatten(self, start_dim=0, end_dim=-1):
+@patch
+def flatten(self: Tensor, start_dim=0, end_dim=-1):
     "Merge dimensions start_dim..end_dim into one."
     if self.ndim == 0: return self.reshape(1)
     s, e = (d % self.ndim for d in (start_dim, end_dim))
     if s > e: raise RuntimeError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
     return self.reshape(*self.shape[:s], math.prod(self.shape[s:e + 1]), *self.shape[e + 1:])
 
-@extends(Tensor)
-def broadcast_to(self, *shape):
+@patch
+def broadcast_to(self: Tensor, *shape):
     "Broadcast to `shape` without copying (the same as `expand`)."
     return self.expand(*_shape_args(shape))
 
@@ -503,8 +505,9 @@ def _check_tensors(tensors, name):
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor): raise TypeError(f"{name}: entry {i} is a {type(t).__name__}, not a Tensor")
         if t.device != tensors[0].device:
-            raise RuntimeError(f"{name}: tensors must be on one device, got {tensors[0].device!r} (entry 0) "
-                               f"and {t.device!r} (entry {i})")
+            first, other = str(tensors[0].device), str(t.device)
+            raise RuntimeError(f"{name}: expected all tensors on the same device, but found {first!r} (entry 0) "
+                               f"and {other!r} (entry {i}); move one first, e.g. t.to({first!r})")
     dtype = result_type(*tensors) if len(tensors) > 1 else tensors[0].dtype
     return [t if t.dtype == dtype else t.to(dtype) for t in tensors]
 
@@ -538,28 +541,28 @@ class Clone(Function):
     @staticmethod
     def backward(ctx, grad): return grad
 
-@extends(Tensor)
-def clone(self):
+@patch
+def clone(self: Tensor):
     "A copy with its own storage; gradients flow back to the original."
     return Clone.apply(self)
 
-@extends(Tensor, name="dim")
-def _ndim(self):
+@patch
+def dim(self: Tensor):
     "The number of dimensions (PyTorch's `t.dim()`)."
     return self.ndim
 
-@extends(Tensor, name="bool")
-def _to_bool(self):
+@patch
+def bool(self: Tensor):
     "Convert to bool."
     return self.to(bool_)
 
-@extends(Tensor, name="int")
-def _to_int(self):
+@patch
+def int(self: Tensor):
     "Convert to int64 (PyTorch's `int()` is int32; this library has one integer dtype)."
     return self.to(int64)
 
-@extends(Tensor)
-def split(self, split_size, dim=0):
+@patch
+def split(self: Tensor, split_size, dim=0):
     "Pieces of `split_size` along `dim` (the last may be smaller), or of the sizes in a list."
     d, = _dims(dim, self.ndim)
     n = self.shape[d]
@@ -574,8 +577,8 @@ def split(self, split_size, dim=0):
         start += size
     return tuple(pieces)
 
-@extends(Tensor)
-def chunk(self, chunks, dim=0):
+@patch
+def chunk(self: Tensor, chunks, dim=0):
     "Split into `chunks` pieces of (nearly) equal size along `dim`."
     return self.split(-(-self.shape[_dims(dim, self.ndim)[0]] // chunks), dim)
 
@@ -623,20 +626,20 @@ def _softmax_input(x, name):
     if x.dtype.kind != "f": raise RuntimeError(f"{name} needs a floating point tensor, got {x.dtype}; use .float()")
     return x
 
-@extends(Tensor)
-def softmax(self, dim):
+@patch
+def softmax(self: Tensor, dim):
     "exp(x) / sum(exp(x)) along `dim`, computed after subtracting the maximum (stable)."
     d, = _dims(dim, self.ndim) or (None,)
     return Softmax.apply(_softmax_input(self, "softmax"), d if self.ndim else ())
 
-@extends(Tensor)
-def log_softmax(self, dim):
+@patch
+def log_softmax(self: Tensor, dim):
     "x - logsumexp(x) along `dim`: log-probabilities without overflow or log(0)."
     d, = _dims(dim, self.ndim) or (None,)
     return LogSoftmax.apply(_softmax_input(self, "log_softmax"), d if self.ndim else ())
 
-@extends(Tensor)
-def logsumexp(self, dim, keepdim=False):
+@patch
+def logsumexp(self: Tensor, dim, keepdim=False):
     "log(sum(exp(x))) over `dim`, stable for large |x|."
     return LogSumExp.apply(_floating(self), _dims(dim, self.ndim), keepdim)
 
@@ -734,3 +737,11 @@ def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
     "`full` with the shape (and by default dtype and device) of `input`."
     return full(input.shape, fill_value, dtype=dtype or input.dtype, device=device or input.device,
                 requires_grad=requires_grad)
+
+# %% ../nbs/01_tensor.ipynb #ca34a6e6
+_FUNCTION_FORMS = ("matmul", "mean", "reshape", "permute", "transpose", "tanh", "sigmoid", "sqrt", "relu",
+                  "maximum", "minimum", "clamp", "argmax", "argmin", "var", "std", "masked_fill", "unsqueeze",
+                  "squeeze", "flatten", "broadcast_to", "clone", "split", "chunk", "softmax", "log_softmax", "logsumexp")
+(matmul, mean, reshape, permute, transpose, tanh, sigmoid, sqrt, relu, maximum, minimum, clamp, argmax, argmin,
+ var, std, masked_fill, unsqueeze, squeeze, flatten, broadcast_to, clone, split, chunk, softmax, log_softmax,
+ logsumexp) = (getattr(Tensor, name) for name in _FUNCTION_FORMS)

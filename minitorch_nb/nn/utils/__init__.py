@@ -1,0 +1,2 @@
+"Utilities on parameters and their gradients, like torch.nn.utils. A face over the chapters' files."
+from ...training import clip_grad_norm_  # 03
