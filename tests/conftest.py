@@ -11,7 +11,7 @@ settings.load_profile("deterministic")
 import minitorch_nb as mt
 
 def available_devices():
-    "Devices registered by the package (chapter 06 adds 'cpu' and 'cuda')."
+    "Devices registered by the package (chapters 06a and 06c add 'cpu' and 'cuda')."
     return [d for d in ("numpy", "cpu") if d in mt.autograd._DEVICES]
 
 @pytest.fixture(params=available_devices())
