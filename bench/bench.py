@@ -123,7 +123,7 @@ def cpu_matmul_fast(): return _cpu_pair((1024, 1024), lambda u, v: u @ v)
 
 @benchmark("cpu matmul 1024^2 f32, teaching tiled kernel (>=0.25x: time ratio <= 4.0)", "numpy", target=4.0)
 def cpu_matmul_tiled():
-    from minitorch_nb import backend_cpu
+    from minitorch_nb.backends import cpu as backend_cpu
     rng = np.random.default_rng(0)
     a, b = (rng.standard_normal((1024, 1024)).astype(np.float32) for _ in range(2))
     out = np.empty((1024, 1024), np.float32)
@@ -137,7 +137,7 @@ def mlp_step_cpu():
 
 _FIRST_CALL = """
 import time, numpy as np
-from minitorch_nb import backend_cpu as bc
+from minitorch_nb.backends import cpu as bc
 a = np.ones(1000, np.float32); s = np.array([1000]); st = np.array([1])
 t = time.perf_counter(); bc.add_kernel(a, st, 0, a, st, 0, a, st, 0, s); t = time.perf_counter() - t
 print(t, sum(bc.add_kernel.stats.cache_misses.values()), sum(bc.add_kernel.stats.cache_hits.values()))

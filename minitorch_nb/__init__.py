@@ -37,5 +37,7 @@ from . import data, random  # 04
 from .random import Generator, default_generator, get_rng_state, set_rng_state
 from . import ndarray  # 05
 from .ndarray import NDArray, as_strided
-from . import backend_cpu, backend_cuda  # devices 'cpu' and 'cuda' (chapter 06)
-from .backend_cuda import cuda  # mt.cuda.is_available(), like torch.cuda
+from .backends import cpu as _backend_cpu  # device 'cpu' (chapter 06a)
+from . import hardware  # memory hierarchy, BLAS and energy models (chapter 06b)
+from .backends import cuda as _backend_cuda  # device 'cuda' (chapter 06c)
+from . import cuda  # mt.cuda.is_available(), streams and events, like torch.cuda

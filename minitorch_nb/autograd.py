@@ -72,14 +72,16 @@ def device_of(arr):
 # %% ../nbs/00_autograd.ipynb #7db378ef
 _DEVICES = {"numpy": np.asarray}  # registered name -> function that brings a numpy array onto the device
 
-def register_device(name, from_numpy):
+_AVAILABLE = {"numpy": lambda: True}  # registered name -> whether the hardware behind it is there now
+
+def register_device(name, from_numpy, available=lambda: True):
     "Make `name` a device: `from_numpy` turns a numpy array into that device's array."
-    _DEVICES[name] = from_numpy
+    _DEVICES[name], _AVAILABLE[name] = from_numpy, available
     _DEVICE_OBJECTS.pop(name, None)
 
 def available_devices():
-    "The names of the registered devices, in the order the chapters registered them."
-    return list(_DEVICES)
+    "The devices a tensor can move to now, in the order the chapters registered them."
+    return [name for name in _DEVICES if _AVAILABLE[name]()]
 
 class device(str):
     "A registered device name, spelled as in PyTorch: device('cuda:0'), device('cuda', 0); .type and .index."

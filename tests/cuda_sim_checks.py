@@ -1,4 +1,4 @@
-"""Chapter 06's CUDA kernels under Numba's CUDA simulator. Run by tests/test_cuda_sim.py in a child process,
+"""Chapter 06c's CUDA kernels under Numba's CUDA simulator. Run by tests/test_cuda_sim.py in a child process,
 because NUMBA_ENABLE_CUDASIM must be set before Numba is first imported. Sizes stay small (the simulator runs
 every GPU thread as a Python thread). Prints one line per check and exits non-zero on the first failure."""
 import os

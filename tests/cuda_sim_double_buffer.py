@@ -1,11 +1,11 @@
-"""Chapter 06's double-buffered shared-memory matmul under Numba's CUDA simulator. Run by
+"""Chapter 06c's double-buffered shared-memory matmul under Numba's CUDA simulator. Run by
 tests/test_kernels_hw_c.py (and by the chapter) in a child process, because NUMBA_ENABLE_CUDASIM must be set
 before Numba is first imported. Sizes stay at most 32 (the simulator runs every GPU thread as a Python thread)."""
 import os
 import re
 assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", "run with NUMBA_ENABLE_CUDASIM=1"
 import numpy as np
-import minitorch_nb.backend_cpu as bc
+import minitorch_nb.backends.cuda as bc
 
 # Before the kernel is spliced into the chapter, $DRAFTS names the draft files whose export cells define it.
 for path in filter(None, os.environ.get("DRAFTS", "").split(",")):

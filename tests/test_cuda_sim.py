@@ -1,4 +1,4 @@
-"Chapter 06: the CUDA kernels, run in Numba's CUDA simulator in a child process (the variable must be set before Numba loads)."
+"Chapter 06c: the CUDA kernels, run in Numba's CUDA simulator in a child process (the variable must be set before Numba loads)."
 import os
 import subprocess
 import sys

@@ -1,11 +1,11 @@
-"Chapter 06: the Numba CPU kernels (device 'cpu') against numpy and PyTorch, on strided and broadcast layouts."
+"Chapter 06a: the Numba CPU kernels (device 'cpu') against numpy and PyTorch, on strided and broadcast layouts."
 import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings, strategies as st, HealthCheck
 import minitorch_nb as mt
 from minitorch_nb import ndarray as nd
-from minitorch_nb import backend_cpu as bc
+from minitorch_nb.backends import cpu as bc
 from minitorch_nb.autograd import tensor
 from oracle import assert_close
 

@@ -1,8 +1,8 @@
-"Chapter 06 additions: cache sizes from sysfs, BLAS FLOP/byte counts, the energy estimator."
+"Chapter 06b: cache sizes from sysfs, BLAS FLOP/byte counts, the energy estimator."
 import os, shutil, subprocess
 import numpy as np
 import pytest
-from minitorch_nb.backend_cpu import parse_cache_size, cache_sizes, blas_cost, BLAS_SIZES, ENERGY_PJ, energy_estimate
+from minitorch_nb.hardware import parse_cache_size, cache_sizes, blas_cost, BLAS_SIZES, ENERGY_PJ, energy_estimate
 
 
 @pytest.mark.parametrize("text, expected", [("32K", 32 * 1024), ("1024K", 1 << 20), ("32M", 32 * 1024 * 1024),

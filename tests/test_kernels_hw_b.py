@@ -1,9 +1,9 @@
-"Chapter 06 additions: fused kernels (relu-affine, linear+ReLU), one-pass BatchNorm statistics, Newton rsqrt and a sigmoid table, against numpy/PyTorch float64 references."
+"Chapter 06a: fused kernels (relu-affine, linear+ReLU), one-pass BatchNorm statistics, Newton rsqrt and a sigmoid table, against numpy/PyTorch float64 references."
 import numpy as np
 import pytest
 import torch
-from minitorch_nb.backend_cpu import (fused_relu_affine, linear_relu, bias_relu_kernel,
-                                      batch_norm_stats, WELFORD_ROWS, rsqrt_newton, RSQRT_MAGIC, sigmoid_lut)
+from minitorch_nb.backends.cpu import (fused_relu_affine, linear_relu, bias_relu_kernel,
+                                        batch_norm_stats, WELFORD_ROWS, rsqrt_newton, RSQRT_MAGIC, sigmoid_lut)
 
 F32_EPS = float(np.finfo(np.float32).eps)
 

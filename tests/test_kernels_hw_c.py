@@ -1,4 +1,4 @@
-"Chapter 06 additions: the tiled matmul with tile sizes as arguments, the autotuner, the double-buffered CUDA matmul."
+"Chapters 06a and 06c: the tiled matmul with tile sizes as arguments, the autotuner, the double-buffered CUDA matmul."
 import os
 import subprocess
 import sys
@@ -6,8 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from minitorch_nb.backend_cpu import (matmul_tiled_sized_kernel, Autotuner, TILE_CANDIDATES, tiled_matmul_variants,
-                                      matmul_autotuned)
+from minitorch_nb.backends.cpu import (matmul_tiled_sized_kernel, Autotuner, TILE_CANDIDATES, tiled_matmul_variants,
+                                        matmul_autotuned)
 
 SHAPES = [(1, 1, 1), (3, 5, 2), (67, 45, 131), (8, 300, 17), (130, 7, 260)]  # (m, k, n), none a multiple of a tile
 

@@ -6,8 +6,9 @@
 #   bash tools/build_book.sh --skip-slow    # execute, but leave `#| slow` cells with their saved outputs
 #   bash tools/build_book.sh --no-check     # skip tools/check_site.py
 #
-# Pages: nbs/index.ipynb and nbs/[0-9][0-9]_*.ipynb. They are executed in place (the outputs are part
-# of the book) with tools/execute_nbs.py, which runs cells as nbdev_test does and then nbdev_clean's them;
+# Pages: nbs/index.ipynb and nbs/[0-9][0-9]*_*.ipynb (chapters NN_name, sub-chapters NNa_name). They are
+# executed in place (the outputs are part of the book) with tools/execute_nbs.py, which runs cells as
+# nbdev_test does and then nbdev_clean's them;
 # `#| gpu` cells run only where a GPU is present. The site is rendered with nbdev + Quarto when
 # `quarto` is on PATH, otherwise with tools/render_site.py (nbdev's processing + pandoc, offline).
 # README.md is hand-written: nothing here regenerates it (nbdev_docs would, so its steps are run
@@ -32,7 +33,7 @@ PY=.venv/bin/python
 export MPLBACKEND=Agg PYTHONUNBUFFERED=1
 
 shopt -s nullglob
-pages=(nbs/index.ipynb nbs/[0-9][0-9]_*.ipynb)
+pages=(nbs/index.ipynb nbs/[0-9][0-9]*_*.ipynb)  # one glob: 05_, 06a_, 06b_, 07_ sort in book order
 shopt -u nullglob
 echo "build_book: ${#pages[@]} page(s): ${pages[*]}"
 

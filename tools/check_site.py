@@ -1,7 +1,8 @@
 #!/usr/bin/env python
 """Check the rendered website in `_docs/`.
 
-1. every expected page exists: `index.html` and one `NN_name.html` per `nbs/[0-9][0-9]_*.ipynb`;
+1. every expected page exists: `index.html` and one `NN_name.html` per chapter `nbs/NN_name.ipynb` or
+   sub-chapter `nbs/NNa_name.ipynb`;
 2. in every HTML page of the site, every local `href`/`src` (not http(s), mailto, data, javascript)
    resolves to a file of the site, and a `#fragment` names an `id` (or `name`) in the target page;
    every `<img>` has a source that resolves;
@@ -68,7 +69,7 @@ def chapter_page(site: Path, nb: Path) -> Path | None:
 def check_pages(site: Path, nbs: Path) -> list[str]:
     errors = []
     if not (site / 'index.html').is_file(): errors.append(f'missing page: {site / "index.html"}')
-    for nb in sorted(nbs.glob('[0-9][0-9]_*.ipynb')):
+    for nb in sorted(p for p in nbs.glob('[0-9][0-9]*_*.ipynb') if re.match(r'^\d\d[a-z]?_.+\.ipynb$', p.name)):
         if chapter_page(site, nb) is None:
             errors.append(f'missing page for {nb.name}: {site / (nb.stem + ".html")}')
     return errors

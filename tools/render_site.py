@@ -5,9 +5,9 @@ Where Quarto is installed, `tools/build_book.sh` renders the site with nbdev + Q
 `nbs/_quarto.yml`. Quarto cannot be installed everywhere, so this script makes the same site from
 the same notebooks with what the Python environment has:
 
-1. every book page (`nbs/index.ipynb` and `nbs/[0-9][0-9]_*.ipynb`) goes through nbdev's own
-   notebook processing, the exact per-file step of `nbdev_docs` (`nbdev.serve_drv.exec_nb` with
-   `nbdev.processors.FilterDefaults`: front matter, `#| hide`/`#| export` removal, `show_doc` for
+1. every book page (`nbs/index.ipynb`, chapters `nbs/NN_name.ipynb`, sub-chapters `nbs/NNa_name.ipynb`)
+   goes through nbdev's own notebook processing, the exact per-file step of `nbdev_docs`
+   (`nbdev.serve_drv.exec_nb` with `nbdev.processors.FilterDefaults`: front matter, `#| hide`/`#| export` removal, `show_doc` for
    exported symbols run and rendered, `#| exports` source shown folded, doc links, magics ...);
    the processed notebooks are written to `_proc/` like `nbdev_proc_nbs` does;
 2. each processed notebook is turned into Pandoc markdown here, applying the Quarto cell options
@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ASSETS = Path(__file__).resolve().parent / 'site'
 CSS_NAME = 'style.css'
 _re_ansi = re.compile(r'\x1B(?:[@-Z\\-_]|\[[0-?]*[ -/]*[@-~])')
-_re_chapter = re.compile(r'^(\d\d)_(.+)\.ipynb$')
+_re_chapter = re.compile(r'^(\d\d[a-z]?)_(.+)\.ipynb$')  # 06_name, or a sub-chapter 06a_name
 
 
 def settings() -> configparser.SectionProxy:
@@ -52,7 +52,7 @@ def settings() -> configparser.SectionProxy:
 def book_notebooks(nbs: Path) -> list[Path]:
     "The pages of the book in order: the front page, then the chapters."
     pages = [nbs / 'index.ipynb'] if (nbs / 'index.ipynb').exists() else []
-    return pages + sorted(p for p in nbs.glob('[0-9][0-9]_*.ipynb') if p.is_file())
+    return pages + sorted(p for p in nbs.glob('[0-9][0-9]*_*.ipynb') if p.is_file() and _re_chapter.match(p.name))
 
 
 # --------------------------------------------------------------------------------------------
@@ -244,17 +244,17 @@ def pandoc_path() -> str:
 
 def page_title(stem: str, fm: dict) -> str:
     if fm.get('title'): return str(fm['title'])
-    m = re.match(r'^\d\d_(.+)$', stem)
+    m = re.match(r'^\d\d[a-z]?_(.+)$', stem)
     return (m.group(1) if m else stem).replace('_', ' ').title()
 
 
-_re_num_title = re.compile(r'^\s*(?:chapter\s+)?\d+\s*(?:[—–:.-]\s*|\s+)', re.I)
+_re_num_title = re.compile(r'^\s*(?:chapter\s+)?\d+[a-z]?\s*(?:[—–:.-]\s*|\s+)', re.I)
 
 
 def sidebar_html(pages: list[tuple[str, str]], current: str) -> str:
     items = []
     for stem, title in pages:
-        m = re.match(r'^(\d\d)_', stem)
+        m = re.match(r'^(\d\d[a-z]?)_', stem)
         num = m.group(1) if m else '◆'
         if stem == 'index': title = 'Introduction'
         cls = ' class="active"' if stem == current else ''
@@ -324,7 +324,7 @@ def render(pages: list[Path], proc_dir: Path, out: Path, cfg) -> list[Path]:
             meta = {'title': title, 'pagetitle': re.sub(r'[`*_]', '', title), 'site-title': site_title,
                     'site-tagline': tagline, 'site-css': CSS_NAME, 'lang': 'en'}
             if fm.get('description'): meta['description'] = str(fm['description'])
-            m = re.match(r'^(\d\d)_', stem)
+            m = re.match(r'^(\d\d[a-z]?)_', stem)
             if m and not _re_num_title.match(title): meta['chapter-label'] = f'Chapter {m.group(1)}'
             if k > 0: meta['prev-href'], meta['prev-title'] = f'{docs[k-1][0]}.html', docs[k-1][1]
             if k + 1 < len(docs): meta['next-href'], meta['next-title'] = f'{docs[k+1][0]}.html', docs[k+1][1]
