@@ -68,7 +68,7 @@ SIGNATURES = {  # kernel -> the argument types it is launched with (dtypes: out 
     "gpu_arg_reduce_kernel": [arg_reduce_sig(d) for d in FLOATS + (I64,)],
     "gpu_matmul_naive": [naive_sig(d) for d in FLOATS],
     "gpu_matmul_tiled": [TILED_SIG],
-    "gpu_matmul_double_buffered": [TILED_SIG],  # launched by chapter 06's cells and bench/gpu_check.sh
+    "gpu_matmul_double_buffered": [TILED_SIG],  # launched by chapter 06's cells and bench/gpu_matmul.py
     # device function, compiled on its own with the types the kernels call it with
     "gpu_position_of": [(I64, META, META, I64, I64)],
 }
