@@ -2,7 +2,7 @@
 # One prepared check for a machine with an NVIDIA GPU (an H200 lent for a few minutes): what the GPU sees,
 # our matmul kernels against cuBLAS at 4096 x 4096 float32, the GPU tests, the chapter's `#| gpu` cells.
 #
-#   bash bench/gpu_check.sh [NOTEBOOK]          NOTEBOOK: default nbs/06c_cuda.ipynb, else nbs/06_kernels.ipynb
+#   bash bench/gpu_check.sh [NOTEBOOK]          NOTEBOOK: default nbs/06c_cuda.ipynb
 #   GPU_CHECK_DRY=1 bash bench/gpu_check.sh     no GPU: the same steps on the CPU (simulator, small sizes)
 #
 # Writes $OUT/gpu_check.json (timings, plus each step's exit status) and $OUT/gpu_check.log (everything
@@ -21,7 +21,6 @@ DRY=${GPU_CHECK_DRY:-0}
 BUDGET=${GPU_CHECK_BUDGET:-285}
 SITE=${GPU_CHECK_SITE:-/tmp/gpu_check_site}
 NOTEBOOK=${1:-nbs/06c_cuda.ipynb}
-[ -f "$NOTEBOOK" ] || [ -n "${1:-}" ] || NOTEBOOK=nbs/06_kernels.ipynb
 if [ -x .venv/bin/python ] && [ "$DRY" = 1 ]; then PY=${PYTHON:-.venv/bin/python}; else PY=${PYTHON:-python3}; fi
 export PYTHONUNBUFFERED=1 MPLBACKEND=Agg PYTHONHASHSEED=0
 START=$SECONDS

@@ -18,7 +18,7 @@ from numba import cuda, types
 
 import minitorch_nb  # noqa: F401  (loads every module the package face imports)
 
-KERNELS_MODULE = "minitorch_nb.backend_cpu"  # the module that defines the CUDA kernels (CudaBackend's launch sites)
+KERNELS_MODULE = "minitorch_nb.backends.cuda"  # the module that defines the CUDA kernels (CudaBackend's launch sites)
 
 if numba.config.ENABLE_CUDASIM:
     pytest.skip("NUMBA_ENABLE_CUDASIM=1: the simulator has no compiler; run without it", allow_module_level=True)

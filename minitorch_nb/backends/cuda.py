@@ -414,7 +414,8 @@ class Event:
             if not event.recorded:
                 raise RuntimeError(f"elapsed_time: the {which} event was never recorded; call .record() on both events")
         self.synchronize(); end.synchronize()
-        return float(self.numba_event.elapsed_time(end.numba_event))
+        ms = float(self.numba_event.elapsed_time(end.numba_event))
+        return 0.0 if cuda.is_simulator() else ms  # the simulator keeps no time (numba-cuda's even says -1.0)
 
 # %% ../../nbs/06c_cuda.ipynb #e18a0003
 _default_stream = []  # made on first use
