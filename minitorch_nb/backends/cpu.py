@@ -26,7 +26,6 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import numba
 from numba import njit, prange
-from ..autograd import register_device
 from ..ndarray import NDArray, NumpyBackend, register_backend, from_numpy, as_numpy_view, UNARY, BINARY, REDUCE
 
 # %% ../../nbs/06a_cpu_kernels.ipynb #a4adc8aa
@@ -588,7 +587,6 @@ class CpuBackend(NumpyBackend):
 
 cpu_backend = CpuBackend()
 register_backend("cpu", cpu_backend)
-register_device("cpu", lambda arr: from_numpy(arr, "cpu"))
 
 # %% ../../nbs/06a_cpu_kernels.ipynb #7055106c
 @njit(parallel=True, cache=True)
