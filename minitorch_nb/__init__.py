@@ -14,6 +14,7 @@ THREAD_ENV = {
 }
 if _os.environ.get("MINITORCH_NB_THREAD_ENV", "1") != "0":
     for _name, _value in THREAD_ENV.items(): _os.environ.setdefault(_name, _value)
+    del _name, _value
 
 # The public names, chapter by chapter. Autograd Functions (Exp, ReLU, Softmax...) stay in their chapter's
 # module (mt.autograd.Exp, mt.ops.ReLU): at the top level, as in PyTorch, ReLU is only nn.ReLU.
