@@ -53,6 +53,21 @@ CASES = {
     "rmsprop": dict(cls="RMSprop", kw=dict(lr=0.01)),
     "rmsprop_all": dict(cls="RMSprop", kw=dict(lr=0.01, alpha=0.9, centered=True, momentum=0.5, weight_decay=0.1)),
     "rmsprop_maximize": dict(cls="RMSprop", kw=dict(lr=0.01, momentum=0.3, maximize=True), maximize=True),
+    "adagrad": dict(cls="Adagrad", kw=dict(lr=0.1)),
+    "adagrad_all": dict(cls="Adagrad", kw=dict(lr=0.1, lr_decay=0.05, weight_decay=0.1, initial_accumulator_value=0.3,
+                                              eps=1e-6)),
+    "adagrad_maximize_foreach": dict(cls="Adagrad", kw=dict(lr=0.1, maximize=True, foreach=True), maximize=True),
+    "adadelta": dict(cls="Adadelta", kw=dict()),
+    "adadelta_all": dict(cls="Adadelta", kw=dict(lr=0.5, rho=0.8, eps=1e-4, weight_decay=0.1)),
+    "adadelta_maximize_foreach": dict(cls="Adadelta", kw=dict(lr=2.0, maximize=True, foreach=False), maximize=True),
+    "adamax": dict(cls="Adamax", kw=dict(lr=0.05)),
+    "adamax_all": dict(cls="Adamax", kw=dict(lr=0.05, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1)),
+    "adamax_maximize_foreach": dict(cls="Adamax", kw=dict(lr=0.05, maximize=True, foreach=True), maximize=True),
+    "nadam": dict(cls="NAdam", kw=dict(lr=0.05)),
+    "nadam_all": dict(cls="NAdam", kw=dict(lr=0.05, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1, momentum_decay=0.01)),
+    "nadam_decoupled": dict(cls="NAdam", kw=dict(lr=0.05, weight_decay=0.2, decoupled_weight_decay=True)),
+    "nadam_maximize_foreach": dict(cls="NAdam", kw=dict(lr=0.05, maximize=True, foreach=True, momentum_decay=0.1),
+                                   maximize=True),
 }
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -339,3 +354,137 @@ def test_memory_estimate_matches_tracemalloc():
     params_state = est.weights + est.gradients + est.optimizer_state
     assert params_state <= held <= params_state + 16_384      # + Python objects (wrappers, dicts)
     assert 0 <= act - est.activations - out.data.nbytes < 4096
+
+# ------------------------------------------------------------------ Adagrad, Adadelta, Adamax, NAdam: beyond the trajectories above
+
+NEW_OPTIMIZERS = ["adagrad_all", "adadelta_all", "adamax_all", "nadam_all", "nadam_decoupled", "adagrad_maximize_foreach"]
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", NEW_OPTIMIZERS)
+def test_long_trajectory_matches_torch(name, dtype):
+    case = CASES[name]
+    _trajectories(lambda ps: getattr(mt.optim, case["cls"])(ps, **case["kw"]),
+                  lambda ps: getattr(torch.optim, case["cls"])(ps, **case["kw"]), dtype, steps=400,
+                  maximize=case.get("maximize", False))
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("cls,kw,groups", [
+    # PyTorch fills Adagrad's sum with the constructor's initial_accumulator_value, whatever a group says
+    ("Adagrad", dict(lr=0.1, initial_accumulator_value=0.2),
+     [dict(lr_decay=0.1), dict(lr=0.02, weight_decay=0.3, initial_accumulator_value=5.0), dict(eps=1e-3, maximize=True)]),
+    ("Adadelta", dict(rho=0.95), [dict(lr=0.3), dict(rho=0.5, weight_decay=0.1), dict(eps=1e-3)]),
+    ("Adamax", dict(lr=0.03), [dict(lr=0.1), dict(betas=(0.5, 0.9), weight_decay=0.2), dict(eps=1e-3)]),
+    ("NAdam", dict(lr=0.03), [dict(momentum_decay=0.1), dict(weight_decay=0.2, decoupled_weight_decay=True),
+                              dict(betas=(0.5, 0.9), weight_decay=0.1)]),
+])
+def test_new_optimizers_param_groups(cls, kw, groups, dtype):
+    o, t, _, _ = _trajectories(lambda ps: getattr(mt.optim, cls)(ps, **kw), lambda ps: getattr(torch.optim, cls)(ps, **kw),
+                               dtype, steps=60, groups=groups)
+    for go, gt in zip(o.param_groups, t.param_groups):
+        for k in go:
+            if k != "params": assert go[k] == gt[k], k
+    assert set(gt) - set(o.param_groups[0]) <= {"differentiable", "capturable", "fused"}
+
+@pytest.mark.parametrize("cls,kw", [("Adagrad", dict(lr=0.1, lr_decay=0.01)), ("Adadelta", dict(weight_decay=0.1)),
+                                    ("Adamax", dict(lr=0.05)), ("NAdam", dict(lr=0.05, weight_decay=0.1))])
+def test_new_optimizers_state_dict_round_trip(cls, kw, tmp_path):
+    "Saved mid-run through mt.save and loaded into a fresh optimizer: the rest of the run is the same, bit for bit."
+    init, curv, center = _problem(np.float32)
+    a = [mt.tensor(x, requires_grad=True) for x in init]
+    opt = getattr(mt.optim, cls)([{"params": a[:1]}, {"params": a[1:], "lr": 0.02}], **kw)
+    def run(opt, ps, steps, start):
+        for s in range(start, start + steps):
+            for p, cu, ce in zip(ps, curv, center): p.grad = mt.tensor(_grad(p.data, cu, ce, s, 1.0))
+            opt.step()
+    run(opt, a, 10, 0)
+    mt.save(opt.state_dict(), tmp_path / "opt.ckpt")
+    b = [mt.tensor(p.data, requires_grad=True) for p in a]
+    opt_b = getattr(mt.optim, cls)([{"params": b[:1]}, {"params": b[1:]}], lr=123.0)
+    opt_b.load_state_dict(mt.load(tmp_path / "opt.ckpt"))
+    assert opt_b.param_groups[1]["lr"] == 0.02
+    run(opt, a, 15, 10); run(opt_b, b, 15, 10)
+    for p, q in zip(a, b): np.testing.assert_array_equal(p.data, q.data)
+
+def _to_numpy_state(sd):
+    "A torch optimizer state_dict with its tensors as numpy arrays (what a torch user would hand over)."
+    return {"state": {i: {k: v.numpy() if isinstance(v, torch.Tensor) else v for k, v in s.items()} for i, s in sd["state"].items()},
+            "param_groups": [dict(g) for g in sd["param_groups"]]}
+
+def _to_torch_state(sd):
+    return {"state": {i: {k: torch.tensor(np.asarray(v.data)) if isinstance(v, mt.Tensor) else v for k, v in s.items()}
+                      for i, s in sd["state"].items()},
+            "param_groups": [dict(g) for g in sd["param_groups"]]}
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["sgd_momentum", "adam_amsgrad", "adamw", "rmsprop_all", "adagrad_all", "adadelta_all",
+                                  "adamax_all", "nadam_all", "nadam_decoupled"])
+def test_state_dicts_cross_between_torch_and_ours(name, dtype):
+    "Torch's state_dict (tensors as numpy arrays) loads into ours, ours into torch; both continue as torch loaded from torch."
+    case = CASES[name]
+    make_o = lambda ps: getattr(mt.optim, case["cls"])(ps, **case["kw"])
+    make_t = lambda ps: getattr(torch.optim, case["cls"])(ps, **case["kw"])
+    o, t, ours, theirs = _trajectories(make_o, make_t, dtype, steps=10)
+    assert [set(s) for s in o.state_dict()["state"].values()] == [set(s) for s in t.state_dict()["state"].values()]
+    # loading casts floating state to the parameters' dtype (NAdam's float32 mu_product too), so the reference
+    # is torch loaded from torch's own state_dict
+    ours2 = [mt.tensor(q.detach().numpy().copy(), requires_grad=True) for q in theirs]   # ours, from torch's state
+    theirs2 = [torch.tensor(p.data.copy(), requires_grad=True) for p in ours]           # torch's, from our state
+    ref = [q.detach().clone().requires_grad_() for q in theirs]
+    o2, t2, t_ref = make_o(ours2), make_t(theirs2), make_t(ref)
+    o2.load_state_dict(_to_numpy_state(t.state_dict()))
+    t2.load_state_dict(_to_torch_state(o.state_dict()))
+    t_ref.load_state_dict(t.state_dict())
+    _, curv, center = _problem(dtype)
+    sign = -1.0 if case.get("maximize") else 1.0
+    for step in range(10, 40):
+        for group in (ours2, theirs2, ref):
+            for p, a, c in zip(group, curv, center):
+                g = _grad(p.data if isinstance(p, mt.Tensor) else p.detach().numpy(), a, c, step, sign)
+                p.grad = mt.tensor(g) if isinstance(p, mt.Tensor) else torch.tensor(g)
+        o2.step(); t2.step(); t_ref.step()
+        for p, q, r in zip(ours2, theirs2, ref):
+            np.testing.assert_allclose(p.data, r.detach().numpy(), **TOL[dtype], err_msg=f"ours from torch's state, step {step}")
+            np.testing.assert_allclose(q.detach().numpy(), r.detach().numpy(), **TOL[dtype], err_msg=f"torch from ours, step {step}")
+    assert all(isinstance(s["step"], int) for s in o2.state.values() if "step" in s)
+
+def test_adagrad_state_exists_before_the_first_step():
+    w = [mt.tensor(np.zeros(3, np.float32), requires_grad=True)]
+    tw = [torch.zeros(3, requires_grad=True)]
+    o, t = mt.optim.Adagrad(w, initial_accumulator_value=0.5), torch.optim.Adagrad(tw, initial_accumulator_value=0.5)
+    so, st = o.state_dict(), t.state_dict()
+    assert list(so["state"]) == list(st["state"]) == [0] and set(so["state"][0]) == set(st["state"][0]) == {"step", "sum"}
+    np.testing.assert_array_equal(so["state"][0]["sum"].data, st["state"][0]["sum"].numpy())
+    assert mt.training.held_state_bytes(o) == optimizer_state_bytes(o) == 12
+    assert optimizer_state_bytes(mt.optim.NAdam(w)) == optimizer_state_bytes(mt.optim.Adamax(w)) == 24
+    assert optimizer_state_bytes(mt.optim.Adadelta(w)) == 24
+
+BAD_HYPER = [("Adagrad", dict(lr=-0.1)), ("Adagrad", dict(lr_decay=-1)), ("Adagrad", dict(weight_decay=-0.5)),
+             ("Adagrad", dict(initial_accumulator_value=-1.0)), ("Adagrad", dict(eps=-1e-10)),
+             ("Adagrad", dict(lr=-1, eps=-1)),
+             ("Adadelta", dict(lr=-1.0)), ("Adadelta", dict(rho=1.01)), ("Adadelta", dict(rho=-0.1)),
+             ("Adadelta", dict(eps=-1e-6)), ("Adadelta", dict(weight_decay=-1)),
+             ("Adamax", dict(lr=-2e-3)), ("Adamax", dict(eps=-1.0)), ("Adamax", dict(betas=(1.0, 0.9))),
+             ("Adamax", dict(betas=(0.9, -0.1))), ("Adamax", dict(weight_decay=-0.1)),
+             ("NAdam", dict(lr=-1e-3)), ("NAdam", dict(eps=-1e-8)), ("NAdam", dict(betas=(-0.1, 0.999))),
+             ("NAdam", dict(betas=(0.9, 1.0))), ("NAdam", dict(weight_decay=-1)), ("NAdam", dict(momentum_decay=-4e-3))]
+
+@pytest.mark.parametrize("cls,kw", BAD_HYPER)
+def test_new_optimizers_reject_bad_hyperparameters_as_torch(cls, kw):
+    with pytest.raises(ValueError) as theirs: getattr(torch.optim, cls)([torch.zeros(1, requires_grad=True)], **kw)
+    with pytest.raises(ValueError) as ours: getattr(mt.optim, cls)([mt.tensor([0.0], requires_grad=True)], **kw)
+    assert str(ours.value) == str(theirs.value)
+
+@pytest.mark.parametrize("cls", ["Adagrad", "Adadelta", "Adamax", "NAdam"])
+def test_new_optimizers_on_device_cpu(cls):
+    "The same steps on the Numba device 'cpu' as on numpy arrays."
+    rng = np.random.default_rng(2)
+    x0 = rng.standard_normal((3, 4)).astype(np.float32)
+    runs = []
+    for device in ("numpy", "cpu"):
+        w = mt.tensor(x0, device=device, requires_grad=True)
+        opt = getattr(mt.optim, cls)([w], lr=0.05, weight_decay=0.1)
+        for step in range(5):
+            w.grad = mt.tensor(np.cos(x0 * (step + 1)), device=device)
+            opt.step()
+        runs.append(np.asarray(w.detach().to("numpy").data))
+    np.testing.assert_allclose(runs[1], runs[0], rtol=1e-6, atol=1e-7)
