@@ -4,10 +4,10 @@
 
 # %% auto #0
 __all__ = ['Optimizer', 'SGD', 'RMSprop', 'Adam', 'AdamW', 'Adagrad', 'Adadelta', 'Adamax', 'NAdam', 'LRScheduler', 'StepLR',
-           'LambdaLR', 'CosineAnnealingLR', 'OneCycleLR', 'WarmupCosine', 'clip_grad_norm_', 'accumulate_gradients',
-           'optimizer_state_bytes', 'held_state_bytes', 'MemoryEstimate', 'memory_estimate', 'CancelBatchException',
-           'CancelEpochException', 'CancelFitException', 'Callback', 'Learner', 'accuracy', 'Recorder',
-           'ProgressCallback', 'SaveCheckpoint', 'GradientClipping']
+           'LambdaLR', 'CosineAnnealingLR', 'OneCycleLR', 'WarmupCosine', 'clip_grad_norm_', 'clip_grad_value_',
+           'accumulate_gradients', 'optimizer_state_bytes', 'held_state_bytes', 'MemoryEstimate', 'memory_estimate',
+           'CancelBatchException', 'CancelEpochException', 'CancelFitException', 'Callback', 'Learner', 'accuracy',
+           'Recorder', 'ProgressCallback', 'SaveCheckpoint', 'GradientClipping']
 
 # %% ../nbs/03_optim.ipynb #2a70d0b3
 import math
@@ -552,15 +552,16 @@ class WarmupCosine:
         return self.min_factor + (1 - self.min_factor) * (1 + math.cos(math.pi * progress)) / 2
 
 # %% ../nbs/03_optim.ipynb #69fcb4ce
-def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False):
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     "Scale all gradients in place so that their global norm is at most `max_norm`; return the norm before."
-    params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+    params = _parameter_list(parameters)
     grads = [p.grad for p in params if p.grad is not None]
     if not grads: return Tensor(0.0)
     total = _total_norm([g.data for g in grads], float(norm_type))
     if error_if_nonfinite and not math.isfinite(float(total)):
-        raise RuntimeError(f"the total norm of order {norm_type} of the gradients is non-finite ({float(total)}), so "
-                           "it cannot be clipped; pass error_if_nonfinite=False to scale by it anyway")
+        raise RuntimeError(f"The total norm of order {float(norm_type)} for gradients from `parameters` is non-finite, "
+                           "so it cannot be clipped. To disable this error and scale the gradients by the non-finite "
+                           "norm anyway, set `error_if_nonfinite=False`")
     coef = min(max_norm / (total + 1e-6), 1.0)  # always multiply, like PyTorch (no data-dependent branch)
     with np.errstate(invalid="ignore"):  # an infinite gradient times 0 is NaN, without numpy's warning (as PyTorch)
         for g in grads:
@@ -577,6 +578,26 @@ def _total_norm(arrays, p):
         return xp.sqrt(xp.sum(xp.stack([n * n for n in norms])))
     norms = [xp.sum(xp.abs(a) ** p) ** (1 / p) for a in arrays]
     return xp.sum(xp.stack(norms) ** p) ** (1 / p)
+
+def _parameter_list(parameters):
+    "The parameters as a list; like PyTorch, warn when a generator turns out empty."
+    if isinstance(parameters, Tensor): return [parameters]
+    empty_generator = isinstance(parameters, types.GeneratorType)
+    params = list(parameters)
+    if empty_generator and not params:
+        warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.", stacklevel=3)
+    return params
+
+# %% ../nbs/03_optim.ipynb #c7e19028
+def clip_grad_value_(parameters, clip_value, foreach=None):
+    "Clamp every gradient element into [-clip_value, clip_value], in place (NaN stays NaN)."
+    params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+    c = float(clip_value)
+    for p in params:
+        if p.grad is None: continue
+        g, xp = p.grad.data, namespace(p.grad.data)
+        g[...] = xp.minimum(xp.maximum(g, -c), c)
+        p.grad._version.value += 1
 
 # %% ../nbs/03_optim.ipynb #1fe6c79f
 def accumulate_gradients(loss_fn, micro_batches):

@@ -488,3 +488,84 @@ def test_new_optimizers_on_device_cpu(cls):
             opt.step()
         runs.append(np.asarray(w.detach().to("numpy").data))
     np.testing.assert_allclose(runs[1], runs[0], rtol=1e-6, atol=1e-7)
+
+# ------------------------------------------------------------------ clip_grad_value_, and clip_grad_norm_'s foreach / error_if_nonfinite
+
+def _warnings_of(fn):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fn()
+    return [(w.category, str(w.message)[:30]) for w in caught]
+
+def _grad_pairs(dtype, specials=()):
+    rng = np.random.default_rng(5)
+    grads = [rng.standard_normal(s).astype(dtype) * 3 for s in SHAPES]
+    for i, v in specials: grads[0].flat[i] = v
+    tdt = torch.float32 if dtype == np.float32 else torch.float64
+    ours = [mt.tensor(np.zeros(s, dtype), requires_grad=True) for s in SHAPES]
+    theirs = [torch.zeros(s, dtype=tdt, requires_grad=True) for s in SHAPES]
+    for p, q, g in zip(ours, theirs, grads): p.grad, q.grad = mt.tensor(g.copy()), torch.tensor(g.copy())
+    return ours, theirs
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("clip_value", [0.5, 2.0, 0.0, 1e9, -1.0])
+@pytest.mark.parametrize("foreach", [None, True, False])
+def test_clip_grad_value_matches_torch(clip_value, foreach, dtype):
+    ours, theirs = _grad_pairs(dtype, specials=[(0, float("nan")), (1, float("inf")), (2, -float("inf"))])
+    ours[1].grad = None; theirs[1].grad = None                   # a parameter without a gradient is skipped
+    versions = [p.grad._version.value for p in ours if p.grad is not None]
+    assert mt.nn.utils.clip_grad_value_(ours, clip_value, foreach=foreach) is None
+    assert torch.nn.utils.clip_grad_value_(theirs, clip_value, foreach=foreach) is None
+    for p, q in zip(ours, theirs):
+        if q.grad is None: assert p.grad is None; continue
+        assert p.grad.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(p.grad.data, q.grad.numpy())
+    assert [p.grad._version.value for p in ours if p.grad is not None] == [v + 1 for v in versions]
+
+def test_clip_grad_value_single_tensor_and_generator():
+    w, tw = mt.tensor([0.0, 0.0], requires_grad=True), torch.zeros(2, requires_grad=True)
+    w.grad, tw.grad = mt.tensor([3.0, -0.25]), torch.tensor([3.0, -0.25])
+    mt.nn.utils.clip_grad_value_(w, 1); torch.nn.utils.clip_grad_value_(tw, 1)
+    np.testing.assert_array_equal(w.grad.numpy(), tw.grad.numpy())
+    model = mt.nn.Linear(3, 2)
+    for p in model.parameters(): p.grad = mt.tensor(np.full(p.shape, 5.0, np.float32))
+    mt.nn.utils.clip_grad_value_(model.parameters(), 0.1)
+    assert all(np.all(p.grad.data == np.float32(0.1)) for p in model.parameters())
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("foreach", [None, True, False])
+@pytest.mark.parametrize("norm_type", [2.0, 1, math.inf, 0.5])
+def test_clip_grad_norm_foreach_matches_torch(foreach, norm_type, dtype):
+    ours, theirs = _grad_pairs(dtype)
+    no = mt.nn.utils.clip_grad_norm_(ours, 1.5, norm_type, foreach=foreach)
+    nt = torch.nn.utils.clip_grad_norm_(theirs, 1.5, norm_type, foreach=foreach)
+    np.testing.assert_allclose(no.item(), nt.item(), **TOL[dtype])
+    for p, q in zip(ours, theirs): np.testing.assert_allclose(p.grad.data, q.grad.numpy(), **TOL[dtype])
+
+@pytest.mark.parametrize("special", [float("nan"), float("inf"), -float("inf")])
+@pytest.mark.parametrize("norm_type", [2.0, math.inf, 1.0])
+def test_clip_grad_norm_nonfinite_as_torch(special, norm_type):
+    ours, theirs = _grad_pairs(np.float32, specials=[(3, special)])
+    with pytest.raises(RuntimeError) as e_t: torch.nn.utils.clip_grad_norm_(theirs, 1.0, norm_type, error_if_nonfinite=True)
+    with pytest.raises(RuntimeError) as e_o: mt.nn.utils.clip_grad_norm_(ours, 1.0, norm_type, error_if_nonfinite=True)
+    assert str(e_o.value) == str(e_t.value)
+    for p, q in zip(ours, theirs): np.testing.assert_array_equal(p.grad.data, q.grad.numpy())   # untouched by the error
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        no = mt.nn.utils.clip_grad_norm_(ours, 1.0, norm_type)
+    nt = torch.nn.utils.clip_grad_norm_(theirs, 1.0, norm_type)
+    np.testing.assert_array_equal(no.numpy(), nt.numpy())
+    for p, q in zip(ours, theirs): np.testing.assert_array_equal(p.grad.data, q.grad.numpy())
+
+def test_clip_grad_norm_empty_generator_warns_as_torch():
+    gen = lambda lib: (p for p in [])
+    ours = _warnings_of(lambda: mt.nn.utils.clip_grad_norm_(gen(mt), 1.0))
+    theirs = _warnings_of(lambda: torch.nn.utils.clip_grad_norm_(gen(torch), 1.0))
+    assert ours == theirs and len(ours) == 1
+    assert _warnings_of(lambda: mt.nn.utils.clip_grad_norm_([], 1.0)) == _warnings_of(lambda: torch.nn.utils.clip_grad_norm_([], 1.0)) == []
+    assert mt.nn.utils.clip_grad_norm_([], 1.0).item() == torch.nn.utils.clip_grad_norm_([], 1.0).item() == 0.0
+
+def test_nn_utils_face_has_clip_grad_value():
+    from minitorch_nb.nn.utils import clip_grad_value_
+    from minitorch_nb import training
+    assert clip_grad_value_ is training.clip_grad_value_ is mt.nn.utils.clip_grad_value_
