@@ -4,10 +4,11 @@
 
 # %% auto #0
 __all__ = ['Optimizer', 'SGD', 'RMSprop', 'Adam', 'AdamW', 'Adagrad', 'Adadelta', 'Adamax', 'NAdam', 'LRScheduler', 'StepLR',
-           'LambdaLR', 'CosineAnnealingLR', 'OneCycleLR', 'WarmupCosine', 'clip_grad_norm_', 'clip_grad_value_',
-           'accumulate_gradients', 'optimizer_state_bytes', 'held_state_bytes', 'MemoryEstimate', 'memory_estimate',
-           'CancelBatchException', 'CancelEpochException', 'CancelFitException', 'Callback', 'Learner', 'accuracy',
-           'Recorder', 'ProgressCallback', 'SaveCheckpoint', 'GradientClipping']
+           'LambdaLR', 'CosineAnnealingLR', 'OneCycleLR', 'WarmupCosine', 'ExponentialLR', 'MultiStepLR', 'LinearLR',
+           'ConstantLR', 'CosineAnnealingWarmRestarts', 'ReduceLROnPlateau', 'SequentialLR', 'clip_grad_norm_',
+           'clip_grad_value_', 'accumulate_gradients', 'optimizer_state_bytes', 'held_state_bytes', 'MemoryEstimate',
+           'memory_estimate', 'CancelBatchException', 'CancelEpochException', 'CancelFitException', 'Callback',
+           'Learner', 'accuracy', 'Recorder', 'ProgressCallback', 'SaveCheckpoint', 'GradientClipping']
 
 # %% ../nbs/03_optim.ipynb #2a70d0b3
 import math
@@ -61,6 +62,7 @@ class Optimizer:
     def step(self, closure=None):
         "Update every parameter that has a gradient, in place; `closure` re-evaluates and returns the loss."
         loss = None
+        self._opt_called = True  # lets a scheduler warn when it is stepped before the optimizer
         if closure is not None:
             with enable_grad(): loss = closure()
         for group in self.param_groups:
@@ -378,6 +380,8 @@ class NAdam(Optimizer):
 # %% ../nbs/03_optim.ipynb #9afe35af
 class LRScheduler:
     "Base class: sets each parameter group's `lr` from `get_lr()` at every `step()` (PyTorch's protocol)."
+    _is_initial = _get_lr_called_within_step = False
+
     def __init__(self, optimizer, last_epoch=-1):
         if not hasattr(optimizer, "param_groups"): raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
@@ -387,20 +391,18 @@ class LRScheduler:
                 raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] when resuming a scheduler "
                                "with last_epoch >= 0: load the optimizer's state_dict first")
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
-        self.last_epoch, self._step_count, self._is_initial = last_epoch, 0, True
-        self.step()
-        self._is_initial = False
+        self.last_epoch = last_epoch
+        self._initial_step()
+
+    def _initial_step(self):
+        "The constructor's step, which sets the rates for step 0 (it counts as the first call of `step`)."
+        self._step_count, self._is_initial = 0, True
+        try: self.step()
+        finally: self._is_initial = False
 
     def get_lr(self):
         "The learning rates for step `last_epoch` (subclasses implement it)."
         raise NotImplementedError
-
-    def step(self):
-        "Advance one step and write the new learning rates into the optimizer."
-        self._step_count += 1
-        self.last_epoch += 1
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()): group["lr"] = lr
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
     def get_last_lr(self):
         "The learning rates set by the last `step()`."
@@ -412,6 +414,48 @@ class LRScheduler:
 
     def load_state_dict(self, state_dict): self.__dict__.update(state_dict)
 
+# %% ../nbs/03_optim.ipynb #68be7e8c
+_ORDER_WARNING = ("Detected call of `lr_scheduler.step()` before `optimizer.step()`. You should call them in the "
+                  "opposite order: `optimizer.step()` before `lr_scheduler.step()`. Failure to do this will result "
+                  "in skipping the first value of the learning rate schedule.")
+_EPOCH_WARNING = ("The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where "
+                  "possible. Please use `scheduler.step()` to step the scheduler. During the deprecation, if epoch "
+                  "is different from None, the closed form is used instead of the new chainable form, where available.")
+
+@patch
+def step(self: LRScheduler, epoch=None):
+    "Advance one step and write the new learning rates into the optimizer (`epoch`: jump there, deprecated)."
+    if self._step_count == 1 and not _optimizer_stepped(self.optimizer):
+        warnings.warn(_ORDER_WARNING, UserWarning, stacklevel=2)
+    self._step_count += 1
+    if epoch is not None: warnings.warn(_EPOCH_WARNING, UserWarning, stacklevel=2)
+    self._update_lr(epoch)
+
+@patch
+def _update_lr(self: LRScheduler, epoch=None):
+    self._get_lr_called_within_step = True
+    try:
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
+        closed = epoch is not None and hasattr(self, "_get_closed_form_lr")
+        lrs = self._get_closed_form_lr() if closed else self.get_lr()
+    finally: self._get_lr_called_within_step = False
+    self._write_lrs(lrs)
+
+@patch
+def _write_lrs(self: LRScheduler, lrs):
+    for group, lr in zip(self.optimizer.param_groups, lrs): group["lr"] = lr
+    self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+def _optimizer_stepped(opt):
+    "Whether `opt.step()` has run; an optimizer with a `step` of its own is taken at its word."
+    return getattr(opt, "_opt_called", False) or getattr(type(opt), "step", None) is not Optimizer.step
+
+def _warn_get_lr(sched):
+    "PyTorch's warning for `get_lr()` called from outside `step()`."
+    if not sched._get_lr_called_within_step:
+        warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+                      UserWarning, stacklevel=3)
+
 # %% ../nbs/03_optim.ipynb #e17349e2
 class StepLR(LRScheduler):
     "Multiply the learning rate by `gamma` every `step_size` steps."
@@ -420,20 +464,25 @@ class StepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        _warn_get_lr(self)
         groups = self.optimizer.param_groups
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0: return [g["lr"] for g in groups]
         return [g["lr"] * self.gamma for g in groups]
+
+    def _get_closed_form_lr(self): return [base * self.gamma ** (self.last_epoch // self.step_size) for base in self.base_lrs]
 
 class LambdaLR(LRScheduler):
     "Set the learning rate to `base_lr * lr_lambda(step)` (one function, or one per parameter group)."
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         n = len(optimizer.param_groups)
         lambdas = list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * n
-        if len(lambdas) != n: raise ValueError(f"expected {n} lr_lambdas (one per parameter group), got {len(lambdas)}")
+        if len(lambdas) != n: raise ValueError(f"Expected {n} lr_lambdas, but got {len(lambdas)}")
         self.lr_lambdas = lambdas
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self): return [base * f(self.last_epoch) for f, base in zip(self.lr_lambdas, self.base_lrs)]
+    def get_lr(self):
+        _warn_get_lr(self)
+        return [base * f(self.last_epoch) for f, base in zip(self.lr_lambdas, self.base_lrs)]
 
     def state_dict(self):
         "Functions can't be saved; callable objects save their attributes (as in PyTorch)."
@@ -454,6 +503,7 @@ class CosineAnnealingLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        _warn_get_lr(self)
         t, T, lo, groups = self.last_epoch, self.T_max, self.eta_min, self.optimizer.param_groups
         if self._is_initial: return [g["lr"] for g in groups]
         if self._step_count == 1 and t > 0:  # resumed with last_epoch: use the closed form once
@@ -462,6 +512,10 @@ class CosineAnnealingLR(LRScheduler):
             return [g["lr"] + (base - lo) * (1 - math.cos(math.pi / T)) / 2 for base, g in zip(self.base_lrs, groups)]
         ratio = (1 + math.cos(math.pi * t / T)) / (1 + math.cos(math.pi * (t - 1) / T))
         return [ratio * (g["lr"] - lo) + lo for g in groups]
+
+    def _get_closed_form_lr(self):
+        lo = self.eta_min
+        return [lo + (base - lo) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2 for base in self.base_lrs]
 
 # %% ../nbs/03_optim.ipynb #849bbf80
 class OneCycleLR(LRScheduler):
@@ -511,6 +565,7 @@ class OneCycleLR(LRScheduler):
         return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
 
     def get_lr(self):
+        _warn_get_lr(self)
         t = self.last_epoch
         if t > self.total_steps:
             raise ValueError(f"Tried to step {t} times. The specified number of total steps is {self.total_steps}")
@@ -550,6 +605,238 @@ class WarmupCosine:
         if step < self.warmup: return step / self.warmup
         progress = min(1.0, (step - self.warmup) / (self.total - self.warmup))
         return self.min_factor + (1 - self.min_factor) * (1 + math.cos(math.pi * progress)) / 2
+
+# %% ../nbs/03_optim.ipynb #afa347a2
+class ExponentialLR(LRScheduler):
+    "Multiply the learning rate by `gamma` at every step."
+    def __init__(self, optimizer, gamma, last_epoch=-1):
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        _warn_get_lr(self)
+        groups = self.optimizer.param_groups
+        return [g["lr"] for g in groups] if self._is_initial else [g["lr"] * self.gamma for g in groups]
+
+    def _get_closed_form_lr(self): return [base * self.gamma ** self.last_epoch for base in self.base_lrs]
+
+class MultiStepLR(LRScheduler):
+    "Multiply the learning rate by `gamma` at each milestone step (by gamma**k at a milestone listed k times)."
+    def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
+        self.milestones, self.gamma = Counter(milestones), gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        _warn_get_lr(self)
+        groups = self.optimizer.param_groups
+        if self.last_epoch not in self.milestones: return [g["lr"] for g in groups]
+        return [g["lr"] * self.gamma ** self.milestones[self.last_epoch] for g in groups]
+
+    def _get_closed_form_lr(self):
+        passed = bisect_right(sorted(self.milestones.elements()), self.last_epoch)
+        return [base * self.gamma ** passed for base in self.base_lrs]
+
+    def load_state_dict(self, state_dict):
+        super().load_state_dict(state_dict)
+        self.milestones = Counter(self.milestones)  # mt.load gives back a plain dict
+
+# %% ../nbs/03_optim.ipynb #c0a88039
+class LinearLR(LRScheduler):
+    "Scale the base rate by a factor moving linearly from `start_factor` to `end_factor` over `total_iters` steps."
+    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1):
+        if start_factor > 1.0 or start_factor <= 0:
+            raise ValueError("Starting multiplicative factor expected to be greater than 0 and less or equal to 1.")
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self.start_factor, self.end_factor, self.total_iters = start_factor, end_factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        _warn_get_lr(self)
+        t, a, b, n, groups = self.last_epoch, self.start_factor, self.end_factor, self.total_iters, self.optimizer.param_groups
+        if t == 0: return [g["lr"] * a for g in groups]
+        if self._is_initial or t > n: return [g["lr"] for g in groups]
+        return [g["lr"] * (1.0 + (b - a) / (n * a + (t - 1) * (b - a))) for g in groups]  # factor(t) / factor(t-1)
+
+    def _get_closed_form_lr(self):
+        a, b, n = self.start_factor, self.end_factor, self.total_iters
+        return [base * (a + (b - a) * min(n, self.last_epoch) / n) for base in self.base_lrs]
+
+class ConstantLR(LRScheduler):
+    "Multiply the base rate by `factor` for the first `total_iters` steps, then use the base rate itself."
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+        if factor > 1.0 or factor < 0: raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor, self.total_iters = factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        _warn_get_lr(self)
+        groups = self.optimizer.param_groups
+        if self.last_epoch == 0: return [g["lr"] * self.factor for g in groups]
+        if self.last_epoch != self.total_iters: return [g["lr"] for g in groups]
+        return [g["lr"] * (1.0 / self.factor) for g in groups]
+
+    def _get_closed_form_lr(self):
+        up = self.last_epoch >= self.total_iters
+        return [base * (self.factor + up * (1 - self.factor)) for base in self.base_lrs]
+
+# %% ../nbs/03_optim.ipynb #6d672f6c
+class CosineAnnealingWarmRestarts(LRScheduler):
+    "Cosine from the base rate to `eta_min` over T_0 steps, then restart, each cycle T_mult times longer (SGDR)."
+    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
+        if T_0 <= 0 or not isinstance(T_0, int): raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int): raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}")
+        self.T_0, self.T_i, self.T_mult, self.eta_min, self.T_cur = T_0, T_0, T_mult, eta_min, last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        _warn_get_lr(self)
+        lo = self.eta_min
+        return [lo + (base - lo) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2 for base in self.base_lrs]
+
+    def step(self, epoch=None):
+        "One step, or a jump to `epoch`, which may be fractional (epoch + batch / batches_per_epoch)."
+        if epoch is None and self.last_epoch < 0: epoch = 0
+        if epoch is None:
+            epoch, self.T_cur = self.last_epoch + 1, self.T_cur + 1
+            if self.T_cur >= self.T_i: self.T_cur, self.T_i = self.T_cur % self.T_i, self.T_i * self.T_mult
+        else: self._jump(epoch)
+        self.last_epoch = math.floor(epoch)
+        self._get_lr_called_within_step = True
+        try: lrs = self.get_lr()
+        finally: self._get_lr_called_within_step = False
+        self._write_lrs(lrs)
+
+    def _jump(self, epoch):
+        "T_cur and T_i at a given, possibly fractional, epoch, in closed form."
+        if epoch < 0: raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+        if epoch < self.T_0: self.T_i, self.T_cur = self.T_0, epoch
+        elif self.T_mult == 1: self.T_cur = epoch % self.T_0
+        else:
+            n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))  # cycles completed
+            self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+            self.T_i = self.T_0 * self.T_mult ** n
+
+# %% ../nbs/03_optim.ipynb #77099d17
+class ReduceLROnPlateau(LRScheduler):
+    "Multiply the learning rates by `factor` when a metric has stopped improving for `patience` steps."
+    def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4, threshold_mode="rel",
+                 cooldown=0, min_lr=0, eps=1e-8):
+        if factor >= 1.0: raise ValueError("Factor should be < 1.0.")
+        if not hasattr(optimizer, "param_groups"): raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.factor, self.optimizer, n = factor, optimizer, len(optimizer.param_groups)
+        if isinstance(min_lr, (list, tuple)):
+            if len(min_lr) != n: raise ValueError(f"expected {n} min_lrs, got {len(min_lr)}")
+            self.default_min_lr, self.min_lrs = None, list(min_lr)
+        else: self.default_min_lr, self.min_lrs = min_lr, [min_lr] * n
+        self.patience, self.cooldown, self.eps, self.last_epoch = patience, cooldown, eps, 0
+        self._last_lr = [g["lr"] for g in optimizer.param_groups]
+        if mode not in ("min", "max"): raise ValueError(f"mode {mode} is unknown!")
+        if threshold_mode not in ("rel", "abs"): raise ValueError(f"threshold mode {threshold_mode} is unknown!")
+        self.mode_worse = math.inf if mode == "min" else -math.inf
+        self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
+        self.best, self.cooldown_counter, self.num_bad_epochs = self.mode_worse, 0, 0
+
+    def step(self, metrics, epoch=None):
+        "Record one value of the metric; reduce the rates after more than `patience` values without improvement."
+        current = float(metrics)
+        if epoch is None: epoch = self.last_epoch + 1
+        else: warnings.warn(_EPOCH_WARNING, UserWarning, stacklevel=2)
+        self.last_epoch = epoch
+        if self._is_better(current, self.best): self.best, self.num_bad_epochs = current, 0
+        else: self.num_bad_epochs += 1
+        if self.in_cooldown:                       # right after a reduction, bad epochs don't count
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0
+        if self.num_bad_epochs > self.patience:
+            self._reduce_lr()
+            self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
+        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+
+# %% ../nbs/03_optim.ipynb #d892c6f1
+@patch
+def _reduce_lr(self: ReduceLROnPlateau):
+    groups = self.optimizer.param_groups
+    if len(groups) != len(self.min_lrs):
+        if self.default_min_lr is None:
+            raise RuntimeError(f"The number of param groups in the `optimizer` ({len(groups)}) differs from when "
+                               f"`ReduceLROnPlateau` was initialized ({len(self.min_lrs)}), usually due to a new param "
+                               "group being added to the optimizer. Please modify the `min_lrs` field to match the "
+                               "length of the `optimizer` param groups.")
+        self.min_lrs = [self.default_min_lr] * len(groups)
+    for group, lo in zip(groups, self.min_lrs):
+        old = float(group["lr"])
+        new = max(old * self.factor, lo)
+        if old - new > self.eps: group["lr"] = new
+
+@patch(as_prop=True)
+def in_cooldown(self: ReduceLROnPlateau): return self.cooldown_counter > 0
+
+@patch
+def _is_better(self: ReduceLROnPlateau, a, best):
+    if self.threshold_mode == "rel":
+        return a < best * (1.0 - self.threshold) if self.mode == "min" else a > best * (self.threshold + 1.0)
+    return a < best - self.threshold if self.mode == "min" else a > best + self.threshold
+
+# %% ../nbs/03_optim.ipynb #3788283b
+def _check_sequence(optimizer, schedulers, milestones, name="SequentialLR"):
+    "PyTorch's checks of SequentialLR's arguments, with its messages."
+    if len(schedulers) < 1: raise ValueError(f"{name} expects at least one scheduler, but got no scheduler.")
+    for i, s in enumerate(schedulers):
+        if not hasattr(s, "optimizer"): raise TypeError(f"{name} at index {i} should have `optimizer` as its attribute.")
+        if isinstance(s, ReduceLROnPlateau):
+            raise ValueError(f"{name} does not support `ReduceLROnPlateau` scheduler as it requires additional "
+                             "kwargs to be specified when calling `step`, but got one at index "
+                             f"{i} in the given schedulers sequence.")
+        if optimizer != s.optimizer:
+            raise ValueError(f"{name} expects all schedulers to belong to the same optimizer, but got scheduler "
+                             f"{type(s).__name__} at index {i} has {s.optimizer}, which is different from "
+                             f"{type(optimizer).__name__}.")
+    if len(milestones) != len(schedulers) - 1:
+        raise ValueError("Sequential Schedulers expects number of schedulers provided to be one more than the number "
+                         f"of milestone points, but got number of schedulers {len(schedulers)} and the number of "
+                         f"milestones to be equal to {len(milestones)}")
+
+# %% ../nbs/03_optim.ipynb #004b92d2
+class SequentialLR(LRScheduler):
+    "Run `schedulers` one after the other, switching to the next at each of the `milestones`."
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
+        _check_sequence(optimizer, schedulers, milestones, type(self).__name__)
+        self._schedulers, self._milestones = schedulers, milestones
+        self.last_epoch, self.optimizer = last_epoch + 1, optimizer
+        for group in optimizer.param_groups: group["lr"] = group["initial_lr"]
+        self.recursive_undo()
+        first = schedulers[bisect_right(milestones, 0)]
+        first._initial_step()
+        self._last_lr = first.get_last_lr()
+
+    def recursive_undo(self, sched=None):
+        "Take back the step that each (nested) scheduler made when it was constructed."
+        scheds = self if sched is None else sched
+        if hasattr(scheds, "_schedulers"):
+            for s in scheds._schedulers: self.recursive_undo(s)
+        elif hasattr(scheds, "last_epoch"): scheds.last_epoch -= 1
+
+    def step(self):
+        "One step of the current scheduler; at a milestone the next one starts at its step 0."
+        self.last_epoch += 1
+        i = bisect_right(self._milestones, self.last_epoch)
+        sched = self._schedulers[i]
+        if i > 0 and self._milestones[i - 1] == self.last_epoch: sched._update_lr(0)
+        else: sched.step()
+        self._last_lr = sched.get_last_lr()
+
+    def state_dict(self):
+        "Its own counters and each scheduler's state_dict."
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        return {**state, "_schedulers": [s.state_dict() for s in self._schedulers]}
+
+    def load_state_dict(self, state_dict):
+        state = dict(state_dict)
+        for s, saved in zip(self._schedulers, state.pop("_schedulers")): s.load_state_dict(saved)
+        self.__dict__.update(state)
 
 # %% ../nbs/03_optim.ipynb #69fcb4ce
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
@@ -702,6 +989,8 @@ class Learner:
                  callbacks=(), accumulate=1, scheduler_every="batch", progress=True, verbose=True):
         if scheduler_every not in ("batch", "epoch"):
             raise ValueError(f"scheduler_every must be 'batch' or 'epoch', got {scheduler_every!r}")
+        if isinstance(scheduler, ReduceLROnPlateau) and scheduler_every != "epoch":
+            raise ValueError("ReduceLROnPlateau steps once per epoch on a metric: pass scheduler_every='epoch'")
         if not (isinstance(accumulate, int) and accumulate >= 1):
             raise ValueError(f"accumulate must be a positive int (micro-batches per step), got {accumulate!r}")
         self.model, self.loss_fn, self.opt, self.scheduler = model, loss_fn, optimizer, scheduler
@@ -734,7 +1023,7 @@ class Learner:
                     self("before_epoch")
                     self._train_epoch()
                     self._validate()
-                    if self.scheduler is not None and self.scheduler_every == "epoch": self.scheduler.step()
+                    if self.scheduler is not None and self.scheduler_every == "epoch": _epoch_step(self)
                     self.epoch += 1
                     self("after_epoch")
                 except CancelEpochException: self.epoch += 1
@@ -783,6 +1072,12 @@ class Learner:
         _set_mode(self.model, True)
         self.valid_results = list(totals / count)
         self("after_validate")
+
+def _epoch_step(learn):
+    "Step an epoch scheduler; ReduceLROnPlateau gets the validation loss (the training loss without validation)."
+    if not isinstance(learn.scheduler, ReduceLROnPlateau): return learn.scheduler.step()
+    metric = learn.valid_results[0] if learn.valid_results is not None else np.mean(learn.recorder._epoch_losses)
+    learn.scheduler.step(metric)
 
 def _set_mode(model, training):
     "model.train(mode) when the model has it (any callable works as a model)."

@@ -569,3 +569,293 @@ def test_nn_utils_face_has_clip_grad_value():
     from minitorch_nb.nn.utils import clip_grad_value_
     from minitorch_nb import training
     assert clip_grad_value_ is training.clip_grad_value_ is mt.nn.utils.clip_grad_value_
+
+# ------------------------------------------------------------------ the new schedulers, step by step against torch
+
+class _Halving:
+    "A callable object as lr_lambda: its attributes go into LambdaLR's state_dict."
+    def __init__(self, every): self.every = every
+    def __call__(self, epoch): return 0.5 ** (epoch // self.every)
+
+def _sched_cases():
+    seq = lambda L: (lambda o: L.SequentialLR(o, [L.LinearLR(o, 0.1, total_iters=7), L.ExponentialLR(o, 0.97)], [7]))
+    seq3 = lambda L: (lambda o: L.SequentialLR(o, [L.ConstantLR(o, 0.5, 4),
+                                                   L.CosineAnnealingLR(o, 20, 1e-3), L.MultiStepLR(o, [5, 9], 0.3)],
+                                               [4, 30]))
+    return {
+        "exponential": lambda L: (lambda o: L.ExponentialLR(o, 0.95)),
+        "multistep": lambda L: (lambda o: L.MultiStepLR(o, [5, 12, 12, 40], 0.5)),
+        "multistep_unsorted": lambda L: (lambda o: L.MultiStepLR(o, [40, 3, 17], 0.7)),
+        "linear_warmup": lambda L: (lambda o: L.LinearLR(o, start_factor=0.05, total_iters=25)),
+        "linear_decay": lambda L: (lambda o: L.LinearLR(o, start_factor=1.0, end_factor=0.1, total_iters=30)),
+        "linear_default": lambda L: (lambda o: L.LinearLR(o)),
+        "constant": lambda L: (lambda o: L.ConstantLR(o, 0.25, total_iters=6)),
+        "constant_default": lambda L: (lambda o: L.ConstantLR(o)),
+        "lambda_per_group": lambda L: (lambda o: L.LambdaLR(o, [lambda e: 0.97 ** e, _Halving(7)])),
+        "sequential": seq,
+        "sequential_three": seq3,
+        "sequential_warm_cosine": lambda L: (lambda o: L.SequentialLR(
+            o, [L.LinearLR(o, 0.01, total_iters=10), L.CosineAnnealingLR(o, T_max=50)], milestones=[10])),
+        "warm_restarts": lambda L: (lambda o: L.CosineAnnealingWarmRestarts(o, 10)),
+        "warm_restarts_mult": lambda L: (lambda o: L.CosineAnnealingWarmRestarts(o, 3, T_mult=2, eta_min=1e-3)),
+        "warm_restarts_mult3": lambda L: (lambda o: L.CosineAnnealingWarmRestarts(o, 2, T_mult=3)),
+    }
+
+SCHED_CASES = _sched_cases()
+OPT_FOR_SCHED = [("SGD", dict(momentum=0.9)), ("Adagrad", {}), ("NAdam", {}), ("Adadelta", {}), ("Adamax", {})]
+
+@pytest.mark.filterwarnings("error")  # neither library warns when the optimizer steps first
+@pytest.mark.parametrize("opt_name,opt_kw", OPT_FOR_SCHED[:2])
+@pytest.mark.parametrize("name", list(SCHED_CASES))
+def test_new_schedulers_match_torch(name, opt_name, opt_kw):
+    make = SCHED_CASES[name]
+    so, st = _lr_pairs(make(S), make(torch.optim.lr_scheduler), 150, opt_name, opt_kw)
+    assert so.get_last_lr() == st.get_last_lr()
+
+def _state_keys(sd):
+    return {k: (_state_keys(v) if k == "_schedulers" else None) for k, v in sd.items()} if isinstance(sd, dict) else \
+        [_state_keys(s) for s in sd]
+
+@pytest.mark.filterwarnings("ignore:To get the last")
+@pytest.mark.parametrize("name", list(SCHED_CASES) + ["step", "cosine", "lambda"])
+def test_scheduler_state_dict_as_torch_and_loads_torchs(name):
+    "The same state_dict keys and values as torch's; torch's state_dict loads into ours mid-run and the runs agree."
+    T = torch.optim.lr_scheduler
+    make = SCHED_CASES.get(name) or {"step": lambda L: (lambda o: L.StepLR(o, 7, 0.5)),
+                                     "cosine": lambda L: (lambda o: L.CosineAnnealingLR(o, 13, 1e-3)),
+                                     "lambda": lambda L: (lambda o: L.LambdaLR(o, _Halving(5)))}[name]
+    so, st = _lr_pairs(make(S), make(T), 23)
+    sdo, sdt = so.state_dict(), st.state_dict()
+    assert _state_keys(sdo) == _state_keys(sdt)
+    def plain(sd):
+        if isinstance(sd, dict): return {k: plain(v) for k, v in sd.items()}
+        if isinstance(sd, list): return [plain(v) for v in sd]
+        return sd
+    assert plain(sdo) == plain(sdt)
+    # torch's state_dict into a fresh scheduler of ours over a fresh optimizer that loaded ours
+    po = [mt.tensor([1.0], requires_grad=True) for _ in range(2)]
+    oo2 = mt.optim.SGD([{"params": [po[0]], "lr": 5.0}, {"params": [po[1]], "lr": 5.0}], momentum=0.9)
+    so2 = make(S)(oo2)                           # as PyTorch advises: the scheduler first, then the loads
+    oo2.load_state_dict(so.optimizer.state_dict())
+    so2.load_state_dict(st.state_dict())
+    for step in range(40):
+        oo2.step(); st.optimizer.step(); so2.step(); st.step()
+        assert so2.get_last_lr() == st.get_last_lr(), step
+
+@pytest.mark.parametrize("opt_name,opt_kw", OPT_FOR_SCHED[1:])
+@pytest.mark.parametrize("sched", ["sequential_warm_cosine", "warm_restarts_mult", "multistep", "plateau"])
+def test_new_optimizers_with_schedulers_trajectory(sched, opt_name, opt_kw):
+    "Parameters, not just rates: each new optimizer under a schedule, against torch in float64 for 150 steps."
+    init, curv, center = _problem(np.float64, seed=4)
+    ours = [mt.tensor(x, requires_grad=True) for x in init]
+    theirs = [torch.tensor(x, requires_grad=True) for x in init]
+    lr = 1.0 if opt_name == "Adadelta" else 0.05
+    oo, ot = getattr(mt.optim, opt_name)(ours, lr=lr, **opt_kw), getattr(torch.optim, opt_name)(theirs, lr=lr, **opt_kw)
+    if sched == "plateau":
+        so, st = S.ReduceLROnPlateau(oo, factor=0.5, patience=3), torch.optim.lr_scheduler.ReduceLROnPlateau(ot, factor=0.5, patience=3)
+    else: so, st = SCHED_CASES[sched](S)(oo), SCHED_CASES[sched](torch.optim.lr_scheduler)(ot)
+    for step in range(150):
+        for p, q, a, c in zip(ours, theirs, curv, center):
+            p.grad = mt.tensor(_grad(p.data, a, c, step, 1.0))
+            q.grad = torch.tensor(_grad(q.detach().numpy(), a, c, step, 1.0))
+        oo.step(); ot.step()
+        if sched == "plateau":
+            so.step(float(sum((p.data ** 2).sum() for p in ours))); st.step(float(sum((q.detach() ** 2).sum() for q in theirs)))
+        else: so.step(); st.step()
+        assert so.get_last_lr() == st.get_last_lr(), step
+        for p, q in zip(ours, theirs): np.testing.assert_allclose(p.data, q.detach().numpy(), **TOL[np.float64], err_msg=f"step {step}")
+
+def _metric_walk(n, seed):
+    "A metric that falls, plateaus with noise, jumps and falls again: every rule of ReduceLROnPlateau gets used."
+    rng = np.random.default_rng(seed)
+    base = np.concatenate([np.linspace(1.0, 0.5, n // 4), np.full(n // 4, 0.5), np.linspace(0.6, 0.2, n // 4),
+                           np.full(n - 3 * (n // 4), 0.2)])
+    return base * (1 + 0.01 * rng.standard_normal(n))
+
+@pytest.mark.parametrize("kw", [dict(), dict(patience=3), dict(mode="max", patience=2, factor=0.5),
+                                dict(threshold=0.02, threshold_mode="abs", patience=1, cooldown=3),
+                                dict(threshold=0.05, patience=0, cooldown=1, min_lr=[1e-3, 5e-3], factor=0.3),
+                                dict(mode="max", threshold_mode="abs", threshold=0.0, patience=2, min_lr=0.02),
+                                dict(patience=1, factor=0.9, eps=0.004, min_lr=0.0)])
+def test_reduce_lr_on_plateau_matches_torch(kw):
+    so, st = _lr_pairs(lambda o: S.ReduceLROnPlateau(o, **kw), lambda o: torch.optim.lr_scheduler.ReduceLROnPlateau(o, **kw), 0)
+    for step, m in enumerate(_metric_walk(200, seed=len(kw))):
+        so.optimizer.step(); st.optimizer.step()
+        so.step(mt.tensor(m, dtype=mt.float64) if step % 2 else m); st.step(m)
+        assert so.get_last_lr() == st.get_last_lr(), step
+        for k in ("best", "num_bad_epochs", "cooldown_counter", "last_epoch"): assert getattr(so, k) == getattr(st, k), (step, k)
+    assert so.state_dict() == {k: v for k, v in st.state_dict().items()}
+    assert so.get_last_lr() != [0.1, 0.03]                      # it did reduce
+
+def test_reduce_lr_on_plateau_state_dict_round_trip(tmp_path):
+    T = torch.optim.lr_scheduler
+    so, st = _lr_pairs(lambda o: S.ReduceLROnPlateau(o, patience=2), lambda o: T.ReduceLROnPlateau(o, patience=2), 0)
+    walk = _metric_walk(120, 0)
+    for m in walk[:50]: so.step(m); st.step(m)
+    mt.save(so.state_dict(), tmp_path / "s.ckpt")
+    o2 = mt.optim.SGD([{"params": [mt.tensor([1.0], requires_grad=True)]}, {"params": [mt.tensor([1.0], requires_grad=True)]}],
+                      lr=1.0)
+    s2 = S.ReduceLROnPlateau(o2, mode="max")                       # wrong settings, replaced by the load
+    o2.load_state_dict(so.optimizer.state_dict()); s2.load_state_dict(mt.load(tmp_path / "s.ckpt"))
+    for m in walk[50:]:
+        s2.step(m); st.step(m)
+        assert s2.get_last_lr() == st.get_last_lr()
+    assert s2.mode == "min" and s2.state_dict()["mode_worse"] == math.inf
+
+def _scenario(L, opt_mod, which):
+    "Scheduler uses that warn (or do not) in torch; returns a function that runs one."
+    def run():
+        ps = [opt_mod.tensor([1.0], requires_grad=True)]
+        o = (mt.optim.SGD if opt_mod is mt else torch.optim.SGD)(ps, lr=0.1)
+        if which == "step_before_optimizer":
+            s = L.StepLR(o, 2); s.step(); o.step(); s.step()
+        elif which == "right_order":
+            s = L.ExponentialLR(o, 0.9)
+            for _ in range(5): o.step(); s.step()
+        elif which == "epoch_argument":
+            s = L.MultiStepLR(o, [2, 4]); o.step(); s.step(3); s.step(); s.step(epoch=1)
+        elif which == "get_lr_outside_step":
+            s = L.CosineAnnealingLR(o, 10); o.step(); s.step(); s.get_lr(); s.get_last_lr()
+        elif which == "sequential_without_optimizer_steps":
+            s = L.SequentialLR(o, [L.LinearLR(o, 0.1, total_iters=3), L.ExponentialLR(o, 0.9)], [3])
+            for _ in range(6): s.step()
+        elif which == "sequential_right_order":
+            s = L.SequentialLR(o, [L.ConstantLR(o, 0.5, 2), L.LinearLR(o, 0.2), L.StepLR(o, 3)], [2, 7])
+            for _ in range(15): o.step(); s.step()
+        elif which == "plateau_epoch":
+            s = L.ReduceLROnPlateau(o); s.step(1.0); s.step(0.5, epoch=4)
+        elif which == "warm_restarts_float_epoch":
+            s = L.CosineAnnealingWarmRestarts(o, 2)
+            for e in (0.5, 1.0, 2.5, 7.25): o.step(); s.step(e)
+            s.step()
+        elif which == "onecycle_get_lr":
+            s = L.OneCycleLR(o, 1.0, total_steps=10); o.step(); s.step(); s.get_lr()
+    return run
+
+@pytest.mark.parametrize("which", ["step_before_optimizer", "right_order", "epoch_argument", "get_lr_outside_step",
+                                   "sequential_without_optimizer_steps", "sequential_right_order", "plateau_epoch",
+                                   "warm_restarts_float_epoch", "onecycle_get_lr"])
+def test_scheduler_warnings_as_torch(which):
+    ours = _warnings_of(_scenario(S, mt, which))
+    theirs = _warnings_of(_scenario(torch.optim.lr_scheduler, torch, which))
+    assert ours == theirs
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("name", ["step", "multistep", "exponential", "linear", "constant", "cosine"])
+def test_step_with_epoch_uses_the_closed_form_as_torch(name):
+    T = torch.optim.lr_scheduler
+    make = {"step": lambda L: (lambda o: L.StepLR(o, 4, 0.5)), "multistep": lambda L: (lambda o: L.MultiStepLR(o, [3, 8, 8], 0.3)),
+            "exponential": lambda L: (lambda o: L.ExponentialLR(o, 0.8)),
+            "linear": lambda L: (lambda o: L.LinearLR(o, 0.2, 0.9, total_iters=6)),
+            "constant": lambda L: (lambda o: L.ConstantLR(o, 0.4, 5)),
+            "cosine": lambda L: (lambda o: L.CosineAnnealingLR(o, 9, 0.01))}[name]
+    so, st = _lr_pairs(make(S), make(T), 3)
+    for e in [5, 9, 9, 2, 0, 14, 30, 7]:
+        so.optimizer.step(); st.optimizer.step()
+        so.step(e); st.step(e)
+        assert so.get_last_lr() == st.get_last_lr(), e
+        so.step(); st.step()                                 # and the recursive form from there
+        assert so.get_last_lr() == st.get_last_lr(), e
+
+@pytest.mark.parametrize("T_0,T_mult,eta_min", [(5, 1, 0.0), (3, 2, 1e-3), (2, 3, 0.01), (1, 2, 0)])
+def test_warm_restarts_with_fractional_epochs_as_torch(T_0, T_mult, eta_min):
+    T = torch.optim.lr_scheduler
+    so, st = _lr_pairs(lambda o: S.CosineAnnealingWarmRestarts(o, T_0, T_mult, eta_min),
+                       lambda o: T.CosineAnnealingWarmRestarts(o, T_0, T_mult, eta_min), 0)
+    iters = 7
+    for epoch in range(40):
+        for i in range(iters):
+            so.optimizer.step(); st.optimizer.step()
+            so.step(epoch + i / iters); st.step(epoch + i / iters)
+            assert so.get_last_lr() == st.get_last_lr(), (epoch, i)
+            assert (so.T_cur, so.T_i, so.last_epoch) == (st.T_cur, st.T_i, st.last_epoch)
+    for e in [3.5, 0.25, 100.0, 12, 0]:                       # jumps back and forth, then plain steps
+        so.step(e); st.step(e); so.step(); st.step()
+        assert so.get_last_lr() == st.get_last_lr(), e
+    assert so.state_dict() == st.state_dict()
+    with pytest.raises(ValueError, match="Expected non-negative epoch, but got -1"): so.step(-1)
+
+def _same_error(make_ours, make_theirs, exact=True):
+    with pytest.raises(Exception) as theirs: make_theirs()
+    with pytest.raises(Exception) as ours: make_ours()
+    assert type(ours.value) is type(theirs.value)
+    if exact: assert str(ours.value) == str(theirs.value)
+    else: assert str(ours.value)[:60] == str(theirs.value)[:60]
+
+@pytest.mark.parametrize("case", ["linear_start0", "linear_start2", "linear_end", "constant_factor", "plateau_factor",
+                                  "plateau_mode", "plateau_threshold_mode", "plateau_min_lrs", "warm_T0", "warm_T0_float",
+                                  "warm_Tmult", "warm_eta", "seq_empty", "seq_milestones", "seq_plateau", "seq_not_a_scheduler",
+                                  "seq_other_optimizer", "lambda_count", "plateau_not_optimizer", "not_optimizer"])
+def test_scheduler_constructor_errors_as_torch(case):
+    def build(L, lib):
+        ps = [lib.tensor([1.0], requires_grad=True)]
+        optim = mt.optim if lib is mt else torch.optim
+        o, o2 = optim.SGD(ps, lr=0.1), optim.SGD([lib.tensor([1.0], requires_grad=True)], lr=0.1)
+        return {"linear_start0": lambda: L.LinearLR(o, start_factor=0), "linear_start2": lambda: L.LinearLR(o, start_factor=2),
+                "linear_end": lambda: L.LinearLR(o, end_factor=-0.5), "constant_factor": lambda: L.ConstantLR(o, factor=1.5),
+                "plateau_factor": lambda: L.ReduceLROnPlateau(o, factor=1.0), "plateau_mode": lambda: L.ReduceLROnPlateau(o, mode="avg"),
+                "plateau_threshold_mode": lambda: L.ReduceLROnPlateau(o, threshold_mode="pct"),
+                "plateau_min_lrs": lambda: L.ReduceLROnPlateau(o, min_lr=[0.1, 0.2]),
+                "warm_T0": lambda: L.CosineAnnealingWarmRestarts(o, 0), "warm_T0_float": lambda: L.CosineAnnealingWarmRestarts(o, 2.5),
+                "warm_Tmult": lambda: L.CosineAnnealingWarmRestarts(o, 2, T_mult=0),
+                "warm_eta": lambda: L.CosineAnnealingWarmRestarts(o, 2, eta_min="0"),
+                "seq_empty": lambda: L.SequentialLR(o, [], []),
+                "seq_milestones": lambda: L.SequentialLR(o, [L.StepLR(o, 2), L.StepLR(o, 3)], [2, 5]),
+                "seq_plateau": lambda: L.SequentialLR(o, [L.StepLR(o, 2), L.ReduceLROnPlateau(o)], [2]),
+                "seq_not_a_scheduler": lambda: L.SequentialLR(o, [L.StepLR(o, 2), "cosine"], [2]),
+                "seq_other_optimizer": lambda: L.SequentialLR(o, [L.StepLR(o, 2), L.StepLR(o2, 2)], [2]),
+                "lambda_count": lambda: L.LambdaLR(o, [lambda e: 1.0] * 2),
+                "plateau_not_optimizer": lambda: L.ReduceLROnPlateau("sgd"),
+                "not_optimizer": lambda: L.StepLR(object(), 2)}[case]
+    _same_error(build(S, mt), build(torch.optim.lr_scheduler, torch), exact=case != "seq_other_optimizer")
+
+def test_scheduler_state_through_mt_save(tmp_path):
+    "MultiStepLR's Counter, SequentialLR's nested states and ReduceLROnPlateau's infinities survive mt.save/mt.load."
+    o = mt.optim.NAdam([mt.tensor([0.0], requires_grad=True)], lr=0.1)
+    seq = S.SequentialLR(o, [S.LinearLR(o, 0.1, total_iters=4), S.MultiStepLR(o, [3, 3, 9], 0.5)], [4])
+    for _ in range(6): o.step(); seq.step()
+    mt.save({"opt": o.state_dict(), "sched": seq.state_dict()}, tmp_path / "c.ckpt")
+    o2 = mt.optim.NAdam([mt.tensor([0.0], requires_grad=True)], lr=0.1)
+    seq2 = S.SequentialLR(o2, [S.LinearLR(o2, 0.5, total_iters=2), S.MultiStepLR(o2, [1], 0.9)], [2])
+    ckpt = mt.load(tmp_path / "c.ckpt")
+    o2.load_state_dict(ckpt["opt"]); seq2.load_state_dict(ckpt["sched"])
+    assert isinstance(seq2._schedulers[1].milestones, type(seq._schedulers[1].milestones))
+    for _ in range(12):
+        o.step(); seq.step(); o2.step(); seq2.step()
+        assert seq.get_last_lr() == seq2.get_last_lr()
+    p = S.ReduceLROnPlateau(o, mode="max")
+    mt.save(p.state_dict(), tmp_path / "p.ckpt")
+    assert mt.load(tmp_path / "p.ckpt")["best"] == -math.inf
+
+# ------------------------------------------------------------------ the Learner steps ReduceLROnPlateau on the validation loss
+
+def test_learner_with_reduce_lr_on_plateau(tmp_path):
+    from minitorch_nb.learner import Learner
+    from minitorch_nb.data import TensorDataset, DataLoader
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((64, 3)).astype(np.float32)
+    y = (x @ np.array([[1.0], [-2.0], [0.5]], np.float32) + 0.3 * rng.standard_normal((64, 1))).astype(np.float32)
+    def make(valid):
+        mt.manual_seed(0)
+        model = mt.nn.Linear(3, 1)
+        opt = mt.optim.NAdam(model.parameters(), lr=0.3)
+        sched = S.ReduceLROnPlateau(opt, factor=0.5, patience=1, threshold=0.1)
+        dl = DataLoader(TensorDataset(mt.tensor(x), mt.tensor(y)), batch_size=16, shuffle=True, generator=mt.Generator().manual_seed(1))
+        vdl = DataLoader(TensorDataset(mt.tensor(x[:32]), mt.tensor(y[:32])), batch_size=32) if valid else None
+        return Learner(model, mt.nn.MSELoss(), opt, dl, vdl, scheduler=sched, scheduler_every="epoch", progress=False, verbose=False)
+    for valid in (True, False):
+        learn, seen = make(valid), []
+        step = learn.scheduler.step
+        learn.scheduler.step = lambda metric: (seen.append(float(metric)), step(metric))
+        learn.fit(12)
+        assert learn.scheduler.last_epoch == 12 and learn.opt.param_groups[0]["lr"] <= 0.3 / 4
+        np.testing.assert_allclose(seen, [r["valid_loss" if valid else "train_loss"] for r in learn.recorder.epochs], rtol=1e-6)
+    with pytest.raises(ValueError, match="scheduler_every='epoch'"):
+        Learner(mt.nn.Linear(3, 1), mt.nn.MSELoss(), learn.opt, [], scheduler=S.ReduceLROnPlateau(learn.opt))
+    # checkpoint and resume with NAdam's float32 mu_product and the plateau state: bit for bit
+    straight = make(True).fit(8)
+    part = make(True).fit(3)
+    part.save_checkpoint(tmp_path / "ckpt")
+    resumed = make(True).load_checkpoint(tmp_path / "ckpt").fit(5)
+    assert resumed.recorder.losses == straight.recorder.losses
+    assert resumed.scheduler.state_dict() == straight.scheduler.state_dict()
