@@ -1171,6 +1171,7 @@ def _attach_output(ctx, result, out, inputs):
         ctx._saved = tuple((_OUTPUT, v) if t is result else (t, v) for t, v in ctx._saved)
         ctx._output = (out.data, out._version, saved[0])
 
+# %% ../nbs/00_autograd.ipynb #a995e907
 def _tensor_grads(node, grads):
     "Backward answered in PyTorch's form, one gradient per argument of forward: keep the tensor arguments' ones."
     n_args, positions = len(node.needs_input_grad), getattr(node, "_tensor_args", range(len(node.next_functions)))
@@ -1229,6 +1230,20 @@ class _Slots:
     def __init__(self, grads): self.grads = grads
     def __add__(self, other):
         return _Slots([b if a is None else a if b is None else a + b for a, b in zip(self.grads, other.grads)])
+
+# %% ../nbs/00_autograd.ipynb #44bdb7c1
+@patch(cls_method=True)
+def __init_subclass__(cls: Function, **kwargs):
+    "PyTorch 2's separate form: forward(*args) without ctx, and setup_context(ctx, inputs, output) to fill ctx."
+    super(Function, cls).__init_subclass__(**kwargs)
+    forward = cls.__dict__.get("forward")
+    if forward is None or getattr(cls, "setup_context", None) is None: return
+    plain = forward.__func__ if isinstance(forward, staticmethod) else forward
+    def forward_with_ctx(ctx, *args, **kw):
+        output = plain(*args, **kw)
+        type(ctx).setup_context(ctx, args, output)
+        return output
+    cls.forward = staticmethod(forward_with_ctx)
 
 # %% ../nbs/00_autograd.ipynb #f5fa95ae
 _GRAPH_STATE = ("_grad", "grad_fn", "_accumulator", "_version")

@@ -589,3 +589,31 @@ def test_integer_cast_has_no_gradient_like_torch():
     assert x.half().requires_grad and tx.half().requires_grad
     (x.half().float() * 2).sum().backward(); (tx.half().float() * 2).sum().backward()
     assert_close(x.grad, tx.grad)
+
+def test_separate_setup_context_form_matches_torch():
+    def make(lib):
+        class MulK(lib.autograd.Function):  # PyTorch 2's form: forward without ctx
+            @staticmethod
+            def forward(x, k): return x * k
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                ctx.k = inputs[1]
+                ctx.save_for_backward(output)
+                ctx.flags = ctx.needs_input_grad
+            @staticmethod
+            def backward(ctx, grad):
+                out, = ctx.saved_tensors
+                return grad * ctx.k + 0 * out, None
+        class MulKChild(MulK):  # inherits forward; its own setup_context is the one called
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                ctx.k, ctx.flags = inputs[1] * 2, ctx.needs_input_grad
+                ctx.save_for_backward(output)
+        return MulK, MulKChild
+    (x, tx) = both([1.0, 2.0])
+    for ours, theirs in zip(make(mt), make(torch)):
+        x.grad, tx.grad = None, None
+        y, ty = ours.apply(x, 5.0), theirs.apply(tx, 5.0)
+        assert y.grad_fn.flags == ty.grad_fn.flags == (True, False)
+        y.sum().backward(); ty.sum().backward()
+        assert_close(y, ty); assert_close(x.grad, tx.grad)
