@@ -296,7 +296,7 @@ def test_copy_copy_shares_values_like_torch():
 @pytest.mark.parametrize("value, spec", [(1.5, "+.2f"), (1.5, ""), (3, "d"), (3, "5"), (2.25, ".1e"), (True, "")])
 def test_format_of_a_zero_d_tensor_matches_torch(value, spec):
     assert format(mt.tensor(value), spec) == format(torch.tensor(value), spec)
-    assert f"{mt.tensor(value, dtype=None)}" == f"{mt.tensor(value)}"
+    assert f"{mt.tensor(value):{spec}}" == f"{torch.tensor(value):{spec}}"  # the same through an f-string
 
 def test_format_of_other_tensors_matches_torch():
     for value in ([1.5], [1.5, 2.0]):
