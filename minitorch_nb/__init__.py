@@ -20,7 +20,11 @@ if _os.environ.get("MINITORCH_NB_THREAD_ENV", "1") != "0":
 # module (mt.autograd.Exp, mt.ops.ReLU): at the top level, as in PyTorch, ReLU is only nn.ReLU.
 from . import autograd  # 00
 from .autograd import (Tensor, tensor, Function, device, no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
-                       float32, float64, int64, bool_, result_type, broadcast_shapes)
+                       float32, float64, float16, int64, int32, int16, int8, uint8, bool_, bfloat16, result_type,
+                       broadcast_shapes)
+# PyTorch's other names for the dtypes (mt.long is a dtype; t.long() stays a Tensor method)
+from .autograd import (float32 as float, float64 as double, float16 as half, int64 as long, int32 as int,
+                       int16 as short, bool_ as bool)
 from . import ops  # 01
 from .ops import (zeros, ones, empty, full, zeros_like, ones_like, empty_like, full_like, rand_like, randn_like,
                   arange, linspace, eye, rand, randn, randint, randperm, manual_seed, where, cat, concat, stack,

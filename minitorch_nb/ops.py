@@ -18,7 +18,7 @@ from collections import namedtuple
 import numpy as np
 from fastcore.basics import patch
 from .autograd import (Tensor, Function, namespace, unbroadcast, broadcast_shapes, result_type,
-                                   grad, no_grad, float32, float64, int64, bool_, _operands, _dims, _shape_args)
+                                   grad, no_grad, float32, float64, int64, int32, bool_, _operands, _dims, _shape_args)
 
 # %% ../nbs/01_tensor.ipynb #ba972fa3
 class GradcheckError(RuntimeError):
@@ -558,8 +558,8 @@ def bool(self: Tensor):
 
 @patch
 def int(self: Tensor):
-    "Convert to int64 (PyTorch's `int()` is int32; this library has one integer dtype)."
-    return self.to(int64)
+    "Convert to int32, as in PyTorch (`long()` is int64)."
+    return self.to(int32)
 
 @patch
 def split(self: Tensor, split_size, dim=0):

@@ -324,3 +324,296 @@ def test_first_gradient_is_taken_without_a_copy_only_when_nothing_else_holds_it(
     w = mt.tensor([1.0, 2.0], requires_grad=True, device=device)
     (w * 2).sum().backward(create_graph=True)  # create_graph: .grad is the engine's tensor, as before
     assert w.grad.tolist() == [2.0, 2.0]
+
+# --- PyTorch's Function contract (the same source runs under both libraries) ------------------------
+
+def functions(lib):
+    "Custom Functions written as PyTorch requires, built on `lib` (torch or minitorch_nb)."
+    class ClampMin(lib.autograd.Function):  # forward returns a Tensor; a number argument gets None
+        @staticmethod
+        def forward(ctx, x, lo):
+            ctx.save_for_backward(x)
+            ctx.lo = lo
+            return lib.tensor(np.maximum(x.detach().numpy(), lo))
+        @staticmethod
+        def backward(ctx, grad):
+            x, = ctx.saved_tensors
+            return grad * lib.tensor(x.detach().numpy() > ctx.lo), None
+    class Scale(lib.autograd.Function):  # a number before the tensor; forward computes with Tensor ops
+        @staticmethod
+        def forward(ctx, k, x):
+            ctx.k, ctx.seen = k, (ctx.needs_input_grad, lib.is_grad_enabled())
+            return x * k
+        @staticmethod
+        def backward(ctx, grad): return None, grad * ctx.k
+    class MulAdd(lib.autograd.Function):  # tensor, number, tensor; needs_input_grad picks the work
+        @staticmethod
+        def forward(ctx, x, c, y):
+            ctx.save_for_backward(x, y)
+            ctx.flags = ctx.needs_input_grad
+            return x * y + c
+        @staticmethod
+        def backward(ctx, grad):
+            x, y = ctx.saved_tensors
+            need_x, _, need_y = ctx.needs_input_grad
+            return grad * y if need_x else None, None, grad * x if need_y else None
+    class ExpSaved(lib.autograd.Function):  # saves its own output: differentiable twice
+        @staticmethod
+        def forward(ctx, x):
+            r = x.exp()
+            ctx.save_for_backward(r)
+            return r
+        @staticmethod
+        def backward(ctx, grad):
+            r, = ctx.saved_tensors
+            return grad * r
+    class Sort(lib.autograd.Function):  # two outputs, one marked non-differentiable
+        @staticmethod
+        def forward(ctx, x):
+            order = np.argsort(x.detach().numpy(), kind="stable")
+            ctx.order, indices = order, lib.tensor(order)
+            ctx.mark_non_differentiable(indices)
+            return x[lib.tensor(order)], indices
+        @staticmethod
+        def backward(ctx, grad_values, grad_indices):
+            ctx.seen = grad_indices.tolist()
+            return grad_values[lib.tensor(np.argsort(ctx.order))]
+    class Pair(lib.autograd.Function):  # two differentiable outputs
+        @staticmethod
+        def forward(ctx, x): return x * 2, x * x
+        @staticmethod
+        def backward(ctx, ga, gb):
+            x = ctx.x_
+            return ga * 2 + gb * 2 * x
+    class PairSaving(Pair):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.x_ = x
+            return x * 2, x * x
+    class Identity(lib.autograd.Function):  # returns its input as it is
+        @staticmethod
+        def forward(ctx, x): return x
+        @staticmethod
+        def backward(ctx, grad): return grad * 2
+    class ArgMax(lib.autograd.Function):  # an integer output gets no gradient
+        @staticmethod
+        def forward(ctx, x): return x.argmax()
+        @staticmethod
+        def backward(ctx, grad): return None
+    return dict(ClampMin=ClampMin, Scale=Scale, MulAdd=MulAdd, ExpSaved=ExpSaved, Sort=Sort, Pair=PairSaving,
+                Identity=Identity, ArgMax=ArgMax)
+
+OURS, THEIRS = functions(mt), functions(torch)
+
+def test_function_returning_a_tensor_with_a_number_argument_matches_torch():
+    (x, tx) = both([-1.0, 0.5, 2.0])
+    y, ty = OURS["ClampMin"].apply(x, 0.0), THEIRS["ClampMin"].apply(tx, 0.0)
+    assert type(y.data) is np.ndarray  # unwrapped: the output holds an array, not a Tensor
+    (y * y).sum().backward(); (ty * ty).sum().backward()
+    assert_close(y, ty); assert_close(x.grad, tx.grad)
+    assert y.grad_fn.name() == "ClampMinBackward"
+
+def test_pytorch_form_passes_gradcheck():
+    x = mt.tensor([-1.3, 0.4, 2.0], dtype=mt.float64, requires_grad=True)
+    assert mt.gradcheck(lambda v: OURS["ClampMin"].apply(v, 0.0) * v, x)
+    assert mt.gradcheck(lambda v: OURS["MulAdd"].apply(v, 2.0, v.sin()), x)
+
+def test_forward_is_not_recorded_and_flags_are_per_argument_like_torch():
+    (x, tx) = both([1.0, 2.0])
+    y, ty = OURS["Scale"].apply(3.0, x), THEIRS["Scale"].apply(3.0, tx)
+    assert y.grad_fn.seen == ty.grad_fn.seen == ((False, True), False)
+    assert [n.name() for n in y.grad_fn.next_functions] == ["AccumulateGrad"]  # no MulBackward inside
+    y.sum().backward(); ty.sum().backward()
+    assert_close(x.grad, tx.grad)
+
+@pytest.mark.parametrize("wanted", [(True, True), (True, False), (False, True)])
+def test_needs_input_grad_skips_work_like_torch(wanted):
+    (x, tx), (y, ty) = both([1.0, 2.0], requires_grad=wanted[0]), both([3.0, 4.0], requires_grad=wanted[1])
+    out, tout = OURS["MulAdd"].apply(x, 5.0, y), THEIRS["MulAdd"].apply(tx, 5.0, ty)
+    assert out.grad_fn.flags == tout.grad_fn.flags == (wanted[0], False, wanted[1])
+    out.sum().backward(); tout.sum().backward()
+    assert_close(out, tout)
+    for a, b in ((x, tx), (y, ty)):
+        assert (a.grad is None) == (b.grad is None)
+        if b.grad is not None: assert_close(a.grad, b.grad)
+
+def test_needs_input_grad_under_no_grad_is_all_false():
+    "A documented difference: PyTorch keeps the flags under no_grad, where backward never runs; we clear them."
+    (x, tx) = both([1.0, 2.0])
+    with mt.no_grad(): out = OURS["MulAdd"].apply(x, 1.0, x)
+    with torch.no_grad(): tout = THEIRS["MulAdd"].apply(tx, 1.0, tx)
+    assert out.grad_fn is None and tout.grad_fn is None and not out.requires_grad
+    assert_close(out, tout)
+
+def test_saved_output_is_differentiable_twice_like_torch():
+    (x, tx) = both([0.5, 1.0])
+    y, ty = OURS["ExpSaved"].apply(x), THEIRS["ExpSaved"].apply(tx)
+    (g,) = grad(y.sum(), x, create_graph=True); (tg,) = torch.autograd.grad(ty.sum(), tx, create_graph=True)
+    (h,) = grad(g.sum(), x); (th,) = torch.autograd.grad(tg.sum(), tx)
+    assert_close(g, tg); assert_close(h, th)
+    assert saved_bytes(OURS["ExpSaved"].apply(x)) == 2 * 8  # the output, counted once
+
+def test_saved_output_changed_in_place_is_caught_like_torch():
+    (x, tx) = both([0.5, 1.0])
+    y, ty = OURS["ExpSaved"].apply(x), THEIRS["ExpSaved"].apply(tx)
+    with mt.no_grad(): y += 1
+    with torch.no_grad(): ty += 1
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"): y.sum().backward()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"): ty.sum().backward()
+
+def test_multiple_outputs_and_non_differentiable_indices_match_torch():
+    (x, tx) = both([3.0, 1.0, 2.0])
+    (v, i), (tv, ti) = OURS["Sort"].apply(x), THEIRS["Sort"].apply(tx)
+    assert (i.requires_grad, ti.requires_grad, i.grad_fn, ti.grad_fn) == (False, False, None, None)
+    assert i.tolist() == ti.tolist() and i.dtype == np.int64
+    w = np.array([1.0, 2.0, 3.0])
+    (v * mt.tensor(w)).sum().backward(); (tv * torch.tensor(w)).sum().backward()
+    assert_close(v, tv); assert_close(x.grad, tx.grad)
+    assert v.grad_fn.next_functions[0].ctx.seen == [0, 0, 0]  # zeros for the indices, as torch passes
+    assert v.grad_fn.name() == "SortBackward"
+
+@pytest.mark.parametrize("use", ["first", "second", "both"])
+def test_multiple_outputs_missing_gradients_are_zeros_like_torch(use):
+    (x, tx) = both([1.0, -2.0])
+    (a, b), (ta, tb) = OURS["Pair"].apply(x), THEIRS["Pair"].apply(tx)
+    pick = {"first": lambda p, q: p.sum(), "second": lambda p, q: (q * 3).sum(), "both": lambda p, q: (p * q).sum()}[use]
+    pick(a, b).backward(); pick(ta, tb).backward()
+    assert_close(a, ta); assert_close(b, tb); assert_close(x.grad, tx.grad)
+
+def test_materialize_grads_false_gives_none_like_torch():
+    def make(lib):
+        class Pair(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.set_materialize_grads(False)
+                return x * 2, x * 3
+            @staticmethod
+            def backward(ctx, ga, gb):
+                ctx.seen = (ga is None, gb is None)
+                return ga * 2
+        return Pair
+    (x, tx) = both([1.0, 2.0])
+    (a, _), (ta, _) = make(mt).apply(x), make(torch).apply(tx)
+    a.sum().backward(); ta.sum().backward()
+    assert a.grad_fn.next_functions[0].ctx.seen == ta.grad_fn.seen == (False, True)
+    assert_close(x.grad, tx.grad)
+
+def test_input_returned_as_is_and_integer_outputs_like_torch():
+    (x, tx) = both([1.0, 2.0])
+    y, ty = OURS["Identity"].apply(x), THEIRS["Identity"].apply(tx)
+    assert y is not x and ty is not tx and np.shares_memory(y.data, x.data)
+    y.sum().backward(); ty.sum().backward()
+    assert_close(x.grad, tx.grad)
+    r, tr = OURS["ArgMax"].apply(x), THEIRS["ArgMax"].apply(tx)
+    assert (r.item(), r.requires_grad, r.grad_fn) == (tr.item(), False, None) and tr.grad_fn is None
+
+def test_apply_takes_keyword_arguments_like_torch():
+    (x, tx) = both([1.0, 2.0])
+    y, ty = OURS["ClampMin"].apply(x, lo=1.5), THEIRS["ClampMin"].apply(tx, lo=1.5)
+    y.sum().backward(); ty.sum().backward()
+    assert_close(y, ty); assert_close(x.grad, tx.grad)
+
+def test_extra_none_gradients_are_accepted_like_torch():
+    def make(lib):
+        class AddC(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, c): return x + c
+            @staticmethod
+            def backward(ctx, grad): return grad, None, None
+        return AddC
+    (x, tx) = both([1.0, 2.0])
+    make(mt).apply(x, 2.0).sum().backward(); make(torch).apply(tx, 2.0).sum().backward()
+    assert_close(x.grad, tx.grad)
+
+def test_teaching_form_one_gradient_per_tensor_still_works():
+    "The chapter's form, which PyTorch refuses: backward returns one gradient per tensor input."
+    def make(lib):
+        class AddC(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, c): return x + c
+            @staticmethod
+            def backward(ctx, grad): return grad
+        return AddC
+    (x, tx) = both([1.0, 2.0])
+    make(mt).apply(x, 2.0).sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0]
+    with pytest.raises(RuntimeError, match=r"incorrect number of gradients \(expected 2, got 1\)"):
+        make(torch).apply(tx, 2.0).sum().backward()
+
+@pytest.mark.parametrize("grads, match", [
+    (lambda g: (g, g), "different than None at position 2, but the corresponding forward input was not a"),
+    (lambda g: (g, None, g), "incorrect number of gradients"),
+])
+def test_bad_gradients_for_arguments_raise_like_torch(grads, match):
+    def make(lib):
+        class AddC(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, c): return x + c
+            @staticmethod
+            def backward(ctx, grad): return grads(grad)
+        return AddC
+    (x, tx) = both([1.0, 2.0])
+    with pytest.raises(RuntimeError, match=match): make(mt).apply(x, 2.0).sum().backward()
+    with pytest.raises(RuntimeError, match=match): make(torch).apply(tx, 2.0).sum().backward()
+
+def test_wrong_count_names_both_forms():
+    def make(lib):
+        class Scale3(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, k, x): return x * k
+            @staticmethod
+            def backward(ctx, grad): return None, grad, grad, grad
+        return Scale3
+    x = mt.tensor([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"expected 2 \(one per argument of forward\) or 1 \(one per tensor"):
+        make(mt).apply(3.0, x).sum().backward()
+
+def test_save_for_backward_refuses_non_tensors_like_torch():
+    def make(lib):
+        class SaveInt(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x, None, 3)
+                return x * 1
+            @staticmethod
+            def backward(ctx, grad): return grad
+        return SaveInt
+    (x, tx) = both([1.0])
+    with pytest.raises(TypeError, match="save_for_backward can only save"): make(mt).apply(x)
+    with pytest.raises(TypeError, match="save_for_backward can only save"): make(torch).apply(tx)
+
+def test_integer_cast_has_no_gradient_like_torch():
+    (x, tx) = both([1.5, 2.5])
+    assert (x.long().requires_grad, x.int().requires_grad, x.bool().requires_grad) == (False, False, False)
+    assert (tx.long().requires_grad, tx.int().requires_grad, tx.bool().requires_grad) == (False, False, False)
+    assert x.half().requires_grad and tx.half().requires_grad
+    (x.half().float() * 2).sum().backward(); (tx.half().float() * 2).sum().backward()
+    assert_close(x.grad, tx.grad)
+
+def test_separate_setup_context_form_matches_torch():
+    def make(lib):
+        class MulK(lib.autograd.Function):  # PyTorch 2's form: forward without ctx
+            @staticmethod
+            def forward(x, k): return x * k
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                ctx.k = inputs[1]
+                ctx.save_for_backward(output)
+                ctx.flags = ctx.needs_input_grad
+            @staticmethod
+            def backward(ctx, grad):
+                out, = ctx.saved_tensors
+                return grad * ctx.k + 0 * out, None
+        class MulKChild(MulK):  # inherits forward; its own setup_context is the one called
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                ctx.k, ctx.flags = inputs[1] * 2, ctx.needs_input_grad
+                ctx.save_for_backward(output)
+        return MulK, MulKChild
+    (x, tx) = both([1.0, 2.0])
+    for ours, theirs in zip(make(mt), make(torch)):
+        x.grad, tx.grad = None, None
+        y, ty = ours.apply(x, 5.0), theirs.apply(tx, 5.0)
+        assert y.grad_fn.flags == ty.grad_fn.flags == (True, False)
+        y.sum().backward(); ty.sum().backward()
+        assert_close(y, ty); assert_close(x.grad, tx.grad)
