@@ -8,16 +8,19 @@ __all__ = ['IncompatibleKeys', 'Parameter', 'Module', 'RemovableHandle', 'calcul
            'LinearFunction', 'linear', 'Linear', 'Erf', 'erf', 'relu', 'tanh', 'sigmoid', 'gelu', 'softmax',
            'log_softmax', 'LogSigmoid', 'logsigmoid', 'Identity', 'ReLU', 'Tanh', 'Sigmoid', 'GELU', 'Softmax',
            'LogSoftmax', 'dropout', 'Dropout', 'Flatten', 'embedding', 'Embedding', 'Sequential', 'ModuleList',
-           'nll_loss', 'cross_entropy', 'mse_loss', 'binary_cross_entropy_with_logits', 'MSELoss', 'NLLLoss',
-           'CrossEntropyLoss', 'BCEWithLogitsLoss', 'CheckpointError', 'save', 'load']
+           'ModuleDict', 'ParameterList', 'ParameterDict', 'nll_loss', 'cross_entropy', 'mse_loss',
+           'binary_cross_entropy_with_logits', 'MSELoss', 'NLLLoss', 'CrossEntropyLoss', 'BCEWithLogitsLoss',
+           'CheckpointError', 'save', 'load']
 
 # %% ../../nbs/02_nn.ipynb #aebb4285
-import json, math, os, zipfile, zlib
+import functools, json, math, operator, os, warnings, zipfile, zlib
 from collections import OrderedDict, namedtuple
+from collections.abc import Iterable, Mapping
 import numpy as np
 from fastcore.basics import patch
-from ..autograd import Tensor, Function, no_grad, namespace, float32, float64, int64, device as _device, available_devices
-from ..ops import rand, randn, where
+from ..autograd import (Tensor, Function, no_grad, namespace, float32, float64, int64, device as _device,
+                                   available_devices, broadcast_shapes, result_type)
+from ..ops import rand, randn, where, cat
 
 # %% ../../nbs/02_nn.ipynb #ffea1cfe
 class Parameter(Tensor):
@@ -58,8 +61,9 @@ class Module:
             if params is None:
                 raise AttributeError(f"cannot assign {type(value).__name__} '{name}' before Module.__init__() ran: "
                                      f"call super().__init__() first in {type(self).__name__}.__init__")
-            self._forget(name)
-            (params if isinstance(value, Parameter) else modules)[name] = value
+            store = params if isinstance(value, Parameter) else modules
+            self._forget(name, keep=store)  # a replaced parameter or child keeps its place, as in PyTorch
+            store[name] = value
         elif params is not None and name in params:
             if value is not None:
                 raise TypeError(f"cannot assign a {type(value).__name__} to parameter '{name}' (a Parameter or None "
@@ -92,9 +96,10 @@ class Module:
                 return
         object.__delattr__(self, name)
 
-    def _forget(self, name):
-        "Remove `name` from every table and from the plain attributes (before it is registered anew)."
-        for store in (self.__dict__, self._parameters, self._buffers, self._modules): store.pop(name, None)
+    def _forget(self, name, keep=None):
+        "Remove `name` from the plain attributes and from every table but `keep` (before it is registered anew)."
+        for store in (self.__dict__, self._parameters, self._buffers, self._modules):
+            if store is not keep: store.pop(name, None)
         self._non_persistent.discard(name)
 
     def __dir__(self):
@@ -168,9 +173,8 @@ def _join(prefix, name): return f"{prefix}.{name}" if prefix else name
 def named_modules(self: Module, memo=None, prefix="", remove_duplicate=True):
     "(name, module) for this module and every descendant, depth first; a module reached twice is given once."
     if memo is None: memo = set()
-    if remove_duplicate:
-        if id(self) in memo: return
-        memo.add(id(self))
+    if self in memo: return  # `memo` holds modules, as in PyTorch: a caller may pass modules to skip
+    if remove_duplicate: memo.add(self)
     yield prefix, self
     for name, child in self._modules.items():
         if child is not None: yield from child.named_modules(memo, _join(prefix, name), remove_duplicate)
@@ -397,8 +401,21 @@ class LinearFunction(Function):
         gb = rows.sum(0) if need_b else None
         return (gx, gw, gb) if ctx.has_bias else (gx, gw)
 
+def _type_name(obj):
+    "A type as PyTorch's argument errors spell it: builtins bare (list), others with their module (numpy.ndarray)."
+    t = type(obj)
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+def _expect_tensor(fn, value, name="input", position=1, optional=False):
+    "PyTorch's TypeError for an argument that is not a Tensor (None is fine for an optional one)."
+    if isinstance(value, Tensor) or (optional and value is None): return
+    raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {_type_name(value)}")
+
 def linear(input, weight, bias=None):
     "y = input @ weight.T + bias, with weight of shape (out_features, in_features): PyTorch's convention."
+    _expect_tensor("linear", input)
+    _expect_tensor("linear", weight, "weight", 2)
+    _expect_tensor("linear", bias, "bias", 3, optional=True)
     if weight.ndim != 2: raise RuntimeError(f"linear: weight must be 2-D (out_features, in_features), got shape "
                                             f"{list(weight.shape)}")
     if input.ndim == 0 or input.shape[-1] != weight.shape[1]:
@@ -701,6 +718,173 @@ class ModuleList(Module):
             else: runs.append([i, i, r])
         lines = [_addindent(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}", 2) for a, b, r in runs]
         return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
+
+# %% ../../nbs/02_nn.ipynb #01bfe810
+def _pairs(source, what, sort_plain_dicts=False):
+    "The (key, value) pairs of a mapping (or a ModuleDict/ParameterDict) or of an iterable of pairs."
+    if not isinstance(source, Iterable):
+        raise TypeError(f"{what}.update should be called with an iterable of key/value pairs, but got "
+                        f"{type(source).__name__}")
+    if isinstance(source, Mapping) or callable(getattr(source, "items", None)):
+        items = list(source.items())
+        plain = isinstance(source, Mapping) and not isinstance(source, OrderedDict)
+        return sorted(items, key=lambda kv: kv[0]) if sort_plain_dicts and plain else items  # PyTorch sorts dicts
+    pairs = []
+    for j, p in enumerate(source):
+        if not isinstance(p, Iterable):
+            raise TypeError(f"{what} update sequence element #{j} should be Iterable; is {type(p).__name__}")
+        if len(p) != 2: raise ValueError(f"{what} update sequence element #{j} has length {len(p)}; 2 is required")
+        pairs.append((p[0], p[1]))
+    return pairs
+
+class ModuleDict(Module):
+    "Modules by name, registered (their parameters are found, moved and saved); insertion order is kept."
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None: self.update(modules)
+    def __getitem__(self, key): return self._modules[key]
+    def __setitem__(self, key, module): self.add_module(key, module)
+    def __delitem__(self, key): del self._modules[key]
+    def __len__(self): return len(self._modules)
+    def __iter__(self): return iter(self._modules)
+    def __contains__(self, key): return key in self._modules
+    def keys(self): return self._modules.keys()
+    def items(self): return self._modules.items()
+    def values(self): return self._modules.values()
+    def clear(self): self._modules.clear()
+    def pop(self, key):
+        "Remove the module under `key` and return it."
+        module = self[key]
+        del self[key]
+        return module
+    def update(self, modules):
+        "Add (or replace) modules from a mapping or an iterable of (name, module) pairs."
+        for key, module in _pairs(modules, "ModuleDict"): self[key] = module
+
+# %% ../../nbs/02_nn.ipynb #d90978dd
+def _as_parameter(value):
+    "A plain tensor becomes a Parameter (sharing its storage), as in PyTorch's parameter containers."
+    return Parameter(value) if isinstance(value, Tensor) and not isinstance(value, Parameter) else value
+
+_LEGACY_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+                      "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
+                      "uint8": "ByteTensor", "bool": "BoolTensor"}
+
+def _describe(key, value, legacy_type_name):
+    "One line of a parameter container's repr, in PyTorch's words."
+    if not isinstance(value, Tensor): return f"  ({key}): Object of type: {type(value).__name__}"
+    kind = _LEGACY_TYPE_NAMES.get(str(value.dtype), str(value.dtype)) if legacy_type_name else str(value.dtype)
+    where_ = f" ({value.device})" if value.device == "cuda" else ""
+    size = "x".join(str(n) for n in value.shape)
+    return (f"  ({key}): {'Parameter' if isinstance(value, Parameter) else 'Tensor'} containing: "
+            f"[{kind} of size {size}{where_}]")
+
+class ParameterList(Module):
+    "Parameters in a list, registered as '0', '1', ...; plain tensors become Parameters."
+    def __init__(self, values=None):
+        super().__init__()
+        self._size = 0
+        if values is not None: self += values
+    def _name(self, idx):
+        idx = operator.index(idx)
+        if not -len(self) <= idx < len(self): raise IndexError(f"index {idx} is out of range")
+        return str(idx % len(self))
+    def __getitem__(self, idx):
+        if isinstance(idx, slice): return type(self)([self[i] for i in range(*idx.indices(len(self)))])
+        return getattr(self, self._name(idx))
+    def __setitem__(self, idx, value): setattr(self, self._name(idx), _as_parameter(value))
+    def __len__(self): return self._size
+    def __iter__(self): return (self[i] for i in range(len(self)))
+    def __iadd__(self, values): return self.extend(values)
+    def __dir__(self): return [k for k in super().__dir__() if not k.isdigit()]
+    def append(self, value):
+        "Add `value` at the end."
+        setattr(self, str(self._size), _as_parameter(value))
+        self._size += 1
+        return self
+    def extend(self, values):
+        "Add every value of an iterable."
+        if not isinstance(values, Iterable) or isinstance(values, Tensor):
+            raise TypeError(f"ParameterList.extend should be called with an iterable, but got {type(values).__name__}")
+        for v in values: self.append(v)
+        return self
+    def extra_repr(self): return "\n".join(_describe(i, p, False) for i, p in enumerate(self))
+    def __call__(self, *args, **kwargs): raise RuntimeError("ParameterList should not be called.")
+
+# %% ../../nbs/02_nn.ipynb #9ca442e7
+class ParameterDict(Module):
+    "Parameters by string key, registered under that key; plain tensors become Parameters."
+    def __init__(self, parameters=None):
+        super().__init__()
+        self._keys = {}
+        if parameters is not None: self.update(parameters)
+    def _attr(self, key):
+        if isinstance(key, str): return key
+        raise TypeError(f"Index given to ParameterDict cannot be used as a key as it is not a string (type is "
+                        f"'{type(key).__name__}')")
+    def __getitem__(self, key): return getattr(self, self._attr(key))
+    def __setitem__(self, key, value):
+        attr, value = self._attr(key), _as_parameter(value)
+        if isinstance(value, Parameter):
+            if attr in self._keys: self.__dict__.pop(attr, None)  # a plain value stored under this key before
+            self.register_parameter(attr, value)  # checks the name: no dots, no clash with a method
+        else: setattr(self, attr, value)
+        self._keys[key] = None
+    def __delitem__(self, key):
+        delattr(self, self._attr(key))
+        del self._keys[key]
+    def __len__(self): return len(self._keys)
+    def __iter__(self): return iter(self._keys)
+    def __reversed__(self): return reversed(self._keys)
+    def __contains__(self, key): return key in self._keys
+    def keys(self): return self._keys.keys()
+    def items(self): return ((k, self[k]) for k in self._keys)
+    def values(self): return (self[k] for k in self._keys)
+    def update(self, parameters):
+        "Add (or replace) entries from a mapping (a plain dict in sorted key order, as PyTorch) or (key, value) pairs."
+        for k, v in _pairs(parameters, "ParameterDict", sort_plain_dicts=True): self[k] = v
+    def extra_repr(self): return "\n".join(_describe(k, p, True) for k, p in self.items())
+    def __call__(self, input): raise RuntimeError("ParameterDict should not be called.")
+
+# %% ../../nbs/02_nn.ipynb #d63bb719
+@patch
+def get(self: ParameterDict, key, default=None): return self[key] if key in self else default
+@patch
+def copy(self: ParameterDict): return ParameterDict(OrderedDict(self.items()))
+@patch
+def fromkeys(self: ParameterDict, keys, default=None): return ParameterDict((k, default) for k in keys)
+
+@patch
+def setdefault(self: ParameterDict, key, default=None):
+    if key not in self: self[key] = default
+    return self[key]
+
+@patch
+def pop(self: ParameterDict, key):
+    value = self[key]
+    del self[key]
+    return value
+
+@patch
+def popitem(self: ParameterDict):
+    if not self._keys: raise KeyError("popitem(): dictionary is empty")
+    key = next(reversed(self._keys))
+    return key, self.pop(key)
+
+@patch
+def clear(self: ParameterDict):
+    for k in list(self._keys): del self[k]
+
+def _merged(into, other):
+    into.update(other)
+    return into
+
+@patch
+def __or__(self: ParameterDict, other): return _merged(self.copy(), other)
+@patch
+def __ror__(self: ParameterDict, other): return _merged(other.copy(), self)
+@patch
+def __ior__(self: ParameterDict, other): return _merged(self, other)
 
 # %% ../../nbs/02_nn.ipynb #6adf2f33
 _REDUCTIONS = ("mean", "sum", "none")
