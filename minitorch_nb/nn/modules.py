@@ -6,9 +6,12 @@
 __all__ = ['IncompatibleKeys', 'Parameter', 'Module', 'RemovableHandle', 'calculate_gain', 'uniform_', 'normal_', 'constant_',
            'zeros_', 'ones_', 'xavier_uniform_', 'xavier_normal_', 'kaiming_uniform_', 'kaiming_normal_',
            'LinearFunction', 'linear', 'Linear', 'Erf', 'erf', 'relu', 'tanh', 'sigmoid', 'gelu', 'softmax',
-           'log_softmax', 'LogSigmoid', 'logsigmoid', 'Identity', 'ReLU', 'Tanh', 'Sigmoid', 'GELU', 'Softmax',
-           'LogSoftmax', 'dropout', 'Dropout', 'Flatten', 'embedding', 'Embedding', 'Sequential', 'ModuleList',
-           'ModuleDict', 'ParameterList', 'ParameterDict', 'nll_loss', 'cross_entropy', 'mse_loss',
+           'log_softmax', 'LogSigmoidFunction', 'logsigmoid', 'Identity', 'ReLU', 'Tanh', 'Sigmoid', 'GELU', 'Softmax',
+           'LogSoftmax', 'LogSigmoid', 'Expm1', 'SoftplusFunction', 'softplus', 'silu', 'mish', 'softsign', 'elu',
+           'celu', 'selu', 'leaky_relu', 'prelu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softmin', 'SiLU',
+           'Mish', 'SELU', 'Hardsigmoid', 'Hardswish', 'ELU', 'CELU', 'LeakyReLU', 'Softplus', 'Hardtanh', 'ReLU6',
+           'Softsign', 'Softmin', 'PReLU', 'dropout', 'Dropout', 'Flatten', 'embedding', 'Embedding', 'Sequential',
+           'ModuleList', 'ModuleDict', 'ParameterList', 'ParameterDict', 'nll_loss', 'cross_entropy', 'mse_loss',
            'binary_cross_entropy_with_logits', 'MSELoss', 'NLLLoss', 'CrossEntropyLoss', 'BCEWithLogitsLoss',
            'CheckpointError', 'save', 'load']
 
@@ -509,10 +512,27 @@ def erf(input):
     return Erf.apply(input if input.dtype.kind == "f" else input.to(float32))
 
 # %% ../../nbs/02_nn.ipynb #1ce0d4f4
-def relu(input): return input.relu()
+def _activation(floating):
+    "Check an activation's input: a Tensor (PyTorch's TypeError), and a floating point one if `floating`."
+    def decorate(fn):
+        @functools.wraps(fn)
+        def checked(input, *args, **kwargs):
+            _expect_tensor(fn.__name__, input)
+            if floating and input.dtype.kind != "f":
+                raise NotImplementedError(f'"{fn.__name__}" is not implemented for {input.dtype} tensors (in PyTorch '
+                                          "neither); convert first, e.g. x.float()")
+            return fn(input, *args, **kwargs)
+        return checked
+    return decorate
+
+@_activation(floating=False)
+def relu(input, inplace=False): return input.relu()
+@_activation(floating=False)
 def tanh(input): return input.tanh()
+@_activation(floating=False)
 def sigmoid(input): return input.sigmoid()
 
+@_activation(floating=False)
 def gelu(input, approximate="none"):
     "x·Φ(x) with Φ the standard normal CDF; approximate='tanh' uses 0.5·x·(1 + tanh(√(2/π)(x + 0.044715x³)))."
     if approximate == "none": return 0.5 * input * (1 + erf(input * (1 / math.sqrt(2))))
@@ -520,10 +540,24 @@ def gelu(input, approximate="none"):
         return 0.5 * input * (1 + (math.sqrt(2 / math.pi) * (input + 0.044715 * input ** 3)).tanh())
     raise ValueError(f"approximate must be 'none' or 'tanh', got {approximate!r}")
 
-def softmax(input, dim): return input.softmax(dim)
-def log_softmax(input, dim): return input.log_softmax(dim)
+# %% ../../nbs/02_nn.ipynb #39a9dcc6
+def _softmax_dim(name, ndim, stacklevel):
+    "PyTorch's deprecated implicit dim, with its warning: 0 for 0-, 1- and 3-d inputs, else 1."
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as "
+                  "an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
 
-class LogSigmoid(Function):
+@_activation(floating=False)
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None: dim = _softmax_dim("softmax", input.ndim, _stacklevel + 1)
+    return (input if dtype is None else input.to(dtype)).softmax(dim)
+
+@_activation(floating=False)
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None: dim = _softmax_dim("log_softmax", input.ndim, _stacklevel + 1)
+    return (input if dtype is None else input.to(dtype)).log_softmax(dim)
+
+class LogSigmoidFunction(Function):
     "log σ(x) = min(x, 0) - log(1 + exp(-|x|)): exp never overflows and the log never sees 0."
     @staticmethod
     def forward(ctx, a):
@@ -535,7 +569,8 @@ class LogSigmoid(Function):
         a, = ctx.saved_tensors
         return grad * (-a).sigmoid()
 
-def logsigmoid(input): return LogSigmoid.apply(input)
+@_activation(floating=True)
+def logsigmoid(input): return LogSigmoidFunction.apply(input)
 
 # %% ../../nbs/02_nn.ipynb #bb9a7926
 class Identity(Module):
@@ -571,15 +606,232 @@ class GELU(Module):
 
 class Softmax(Module):
     "Softmax along `dim`."
-    def __init__(self, dim):
+    def __init__(self, dim=None):
         super().__init__()
         self.dim = dim
-    def forward(self, input): return softmax(input, self.dim)
+    def forward(self, input): return softmax(input, self.dim, _stacklevel=5)
     def extra_repr(self): return f"dim={self.dim}"
 
 class LogSoftmax(Softmax):
     "Log-softmax along `dim`."
-    def forward(self, input): return log_softmax(input, self.dim)
+    def forward(self, input): return log_softmax(input, self.dim, _stacklevel=5)
+
+class LogSigmoid(Module):
+    "log σ(x), computed without overflow."
+    def forward(self, input): return logsigmoid(input)
+
+# %% ../../nbs/02_nn.ipynb #3c796adb
+class Expm1(Function):
+    "exp(x) - 1, exact for tiny x (where exp(x) rounds to 1 and the subtraction cancels); its derivative is exp(x)."
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return namespace(a.data).expm1(a.data)
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        return grad * a.exp()  # not expm1(x) + 1, which rounds exp(-100) to 0
+
+class SoftplusFunction(Function):
+    "log(1 + exp(βx))/β as (max(βx, 0) + log1p(exp(-|βx|)))/β, so exp never overflows; x itself where βx > threshold."
+    @staticmethod
+    def forward(ctx, a, beta, threshold):
+        ctx.save_for_backward(a)
+        ctx.beta, ctx.threshold = beta, threshold
+        xp = namespace(a.data)
+        z = a.data * beta
+        soft = (xp.maximum(z, xp.zeros_like(z)) + xp.log1p(xp.exp(-xp.abs(z)))) / beta
+        return xp.where(z > threshold, a.data, soft)
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        z = a * ctx.beta
+        return grad * where(z > ctx.threshold, 1.0, z.sigmoid())  # d/dx softplus = σ(βx)
+
+@_activation(floating=True)
+def softplus(input, beta=1.0, threshold=20.0):
+    "A smooth ReLU, log(1 + exp(βx))/β; x itself where βx > threshold, where the two agree to float precision."
+    return SoftplusFunction.apply(input, beta, threshold)
+
+@_activation(floating=True)
+def silu(input, inplace=False):
+    "x·σ(x) (SiLU, also called swish): ReLU's shape, smooth, with a small negative dip."
+    return input * input.sigmoid()
+
+@_activation(floating=True)
+def mish(input, inplace=False):
+    "x·tanh(softplus(x)): like SiLU, smooth and non-monotonic."
+    return input * softplus(input).tanh()
+
+@_activation(floating=False)
+def softsign(input):
+    "x / (1 + |x|): tanh's shape, approaching ±1 polynomially instead of exponentially."
+    return input / (input.abs() + 1)
+
+# %% ../../nbs/02_nn.ipynb #41e0c89a
+def _elu(input, alpha, scale, input_scale):
+    "PyTorch's one formula for ELU, CELU and SELU: scale·x for x > 0, alpha·scale·(exp(input_scale·x) - 1) else."
+    below = where(input <= 0, input, 0.0)  # exp sees no large x, and a NaN takes the linear side, as in PyTorch
+    return where(input <= 0, Expm1.apply(below * input_scale) * (alpha * scale), input * scale)
+
+@_activation(floating=True)
+def elu(input, alpha=1.0, inplace=False):
+    "x for x > 0, alpha·(exp(x) - 1) else: negative outputs push the mean activation towards 0."
+    return _elu(input, alpha, 1.0, 1.0)
+
+@_activation(floating=True)
+def celu(input, alpha=1.0, inplace=False):
+    "x for x > 0, alpha·(exp(x/alpha) - 1) else: ELU rescaled so that the slope at 0 is 1 for every alpha."
+    if alpha == 0: raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return _elu(input, alpha, 1.0, 1.0 / alpha)
+
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+@_activation(floating=True)
+def selu(input, inplace=False):
+    "scale·elu(x, alpha) with the constants that keep activations at mean 0 and variance 1 (self-normalising)."
+    return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
+
+@_activation(floating=True)
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    "x for x > 0, negative_slope·x else: a negative input still passes some gradient."
+    return where(input > 0, input, input * negative_slope)
+
+def prelu(input, weight):
+    "Leaky ReLU with learned slopes: one per channel (dimension 1) or one shared by all."
+    _expect_tensor("prelu", input)
+    _expect_tensor("prelu", weight, "weight", 2)
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+    if weight.dtype != input.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {input.dtype} and {weight.dtype}")
+    if weight.numel() != 1:
+        if input.ndim == 0: raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.ndim > 1 else 1
+        if channels != weight.numel():
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{weight.numel()} and channel size = {channels}.")
+    w = weight.reshape(()) if weight.numel() == 1 else weight.reshape(-1, *[1] * (input.ndim - 2))
+    return where(input > 0, input, w * input)
+
+# %% ../../nbs/02_nn.ipynb #410b40c6
+def _clamp_open(input, lo, hi):
+    "clamp(x, lo, hi) whose gradient is 1 strictly between lo and hi and 0 at them, PyTorch's choice at the corners."
+    if input.dtype.kind != "f": return input.clamp(lo, hi).to(input.dtype)  # integers stay integers, as in PyTorch
+    return where((input > lo) & (input < hi), input, input.detach().clamp(lo, hi))
+
+@_activation(floating=False)
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    "x clipped to [min_val, max_val]: tanh's piecewise-linear cousin."
+    if min_val > max_val: raise ValueError("min_val cannot be greater than max_val")
+    return _clamp_open(input, min_val, max_val)
+
+@_activation(floating=False)
+def relu6(input, inplace=False):
+    "min(max(x, 0), 6): a ReLU that saturates, so activations stay in a range that low-precision formats hold."
+    return _clamp_open(input, 0.0, 6.0)
+
+@_activation(floating=True)
+def hardsigmoid(input, inplace=False):
+    "relu6(x + 3) / 6: sigmoid's piecewise-linear cousin, 0 below -3 and 1 above 3."
+    return _clamp_open(input + 3, 0.0, 6.0) / 6
+
+@_activation(floating=True)
+def hardswish(input, inplace=False):
+    "x·relu6(x + 3)/6: SiLU's piecewise cousin (0 below -3, x above 3, a parabola between)."
+    middle = where((input > -3) & (input < 3), input, 0.0)  # so that a NaN can't leak in from the unused side
+    return where(input <= -3, input * 0, where(input < 3, middle * (middle + 3) / 6, input))
+
+@_activation(floating=False)
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    "softmax(-x) along `dim`: the largest weights go to the smallest entries."
+    if dim is None: dim = _softmax_dim("softmin", input.ndim, _stacklevel + 1)
+    return (-(input if dtype is None else input.to(dtype))).softmax(dim)
+
+# %% ../../nbs/02_nn.ipynb #9bef3003
+def _settings(*parts, inplace=False):
+    "The extra_repr of an activation: its settings, then inplace=True when it was asked for (PyTorch's layout)."
+    return ", ".join(list(parts) + (["inplace=True"] if inplace else []))
+
+class _InplaceActivation(Module):
+    "An activation without settings; `inplace` is accepted for compatibility (the result is always a new tensor)."
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+    def extra_repr(self): return _settings(inplace=self.inplace)
+
+class SiLU(_InplaceActivation):
+    def forward(self, input): return silu(input)
+class Mish(_InplaceActivation):
+    def forward(self, input): return mish(input)
+class SELU(_InplaceActivation):
+    def forward(self, input): return selu(input)
+class Hardsigmoid(_InplaceActivation):
+    def forward(self, input): return hardsigmoid(input)
+    def extra_repr(self): return ""
+class Hardswish(Hardsigmoid):
+    def forward(self, input): return hardswish(input)
+
+class ELU(Module):
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+    def forward(self, input): return elu(input, self.alpha)
+    def extra_repr(self): return _settings(f"alpha={self.alpha}", inplace=self.inplace)
+
+class CELU(ELU):
+    def forward(self, input): return celu(input, self.alpha)
+
+class LeakyReLU(Module):
+    def __init__(self, negative_slope=0.01, inplace=False):
+        super().__init__()
+        self.negative_slope, self.inplace = negative_slope, inplace
+    def forward(self, input): return leaky_relu(input, self.negative_slope)
+    def extra_repr(self): return _settings(f"negative_slope={self.negative_slope}", inplace=self.inplace)
+
+# %% ../../nbs/02_nn.ipynb #4c1f5d6b
+class Softplus(Module):
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+    def forward(self, input): return softplus(input, self.beta, self.threshold)
+    def extra_repr(self): return f"beta={self.beta}, threshold={self.threshold}"
+
+class Hardtanh(Module):
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None, max_value=None):
+        super().__init__()
+        for old, new, value in (("min_value", "min_val", min_value), ("max_value", "max_val", max_value)):
+            if value is not None:
+                warnings.warn(f"keyword argument `{old}` is deprecated and renamed to `{new}`", FutureWarning,
+                              stacklevel=3)
+        min_val = min_val if min_value is None else min_value
+        max_val = max_val if max_value is None else max_value
+        if not max_val > min_val: raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+    def forward(self, input): return hardtanh(input, self.min_val, self.max_val)
+    def extra_repr(self): return _settings(f"min_val={self.min_val}", f"max_val={self.max_val}", inplace=self.inplace)
+
+class ReLU6(Hardtanh):
+    def __init__(self, inplace=False): super().__init__(0.0, 6.0, inplace)
+    def extra_repr(self): return _settings(inplace=self.inplace)
+
+class Softsign(Module):
+    def forward(self, input): return softsign(input)
+
+class Softmin(Softmax):
+    "Softmin along `dim`."
+    def forward(self, input): return softmin(input, self.dim, _stacklevel=5)
+
+class PReLU(Module):
+    "Leaky ReLU whose negative slope is learned: `num_parameters` slopes (1, or one per channel), starting at `init`."
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters, self.init = num_parameters, init
+        self.weight = _empty_parameter(num_parameters, dtype=dtype, device=device)
+        self.reset_parameters()
+    def reset_parameters(self): constant_(self.weight, self.init)
+    def forward(self, input): return prelu(input, self.weight)
+    def extra_repr(self): return f"num_parameters={self.num_parameters}"
 
 # %% ../../nbs/02_nn.ipynb #26ecdb6f
 def dropout(input, p=0.5, training=True, generator=None):
