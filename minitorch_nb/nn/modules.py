@@ -10,10 +10,12 @@ __all__ = ['IncompatibleKeys', 'Parameter', 'Module', 'RemovableHandle', 'calcul
            'LogSoftmax', 'LogSigmoid', 'Expm1', 'SoftplusFunction', 'softplus', 'silu', 'mish', 'softsign', 'elu',
            'celu', 'selu', 'leaky_relu', 'prelu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softmin', 'SiLU',
            'Mish', 'SELU', 'Hardsigmoid', 'Hardswish', 'ELU', 'CELU', 'LeakyReLU', 'Softplus', 'Hardtanh', 'ReLU6',
-           'Softsign', 'Softmin', 'PReLU', 'dropout', 'Dropout', 'Flatten', 'embedding', 'Embedding', 'Sequential',
-           'ModuleList', 'ModuleDict', 'ParameterList', 'ParameterDict', 'nll_loss', 'cross_entropy', 'mse_loss',
-           'binary_cross_entropy_with_logits', 'MSELoss', 'NLLLoss', 'CrossEntropyLoss', 'BCEWithLogitsLoss',
-           'CheckpointError', 'save', 'load']
+           'Softsign', 'Softmin', 'PReLU', 'dropout', 'Dropout', 'Flatten', 'embedding', 'Embedding', 'pad', 'one_hot',
+           'Sequential', 'ModuleList', 'ModuleDict', 'ParameterList', 'ParameterDict', 'nll_loss', 'cross_entropy',
+           'mse_loss', 'binary_cross_entropy_with_logits', 'MSELoss', 'NLLLoss', 'CrossEntropyLoss',
+           'BCEWithLogitsLoss', 'l1_loss', 'smooth_l1_loss', 'huber_loss', 'L1Loss', 'SmoothL1Loss', 'HuberLoss',
+           'BinaryCrossEntropyFunction', 'binary_cross_entropy', 'BCELoss', 'kl_div', 'KLDivLoss', 'normalize',
+           'cosine_similarity', 'CosineSimilarity', 'CheckpointError', 'save', 'load']
 
 # %% ../../nbs/02_nn.ipynb #aebb4285
 import functools, json, math, operator, os, warnings, zipfile, zlib
@@ -902,6 +904,89 @@ class Embedding(Module):
         return f"{self.num_embeddings}, {self.embedding_dim}" + (
             f", padding_idx={self.padding_idx}" if self.padding_idx is not None else "")
 
+# %% ../../nbs/02_nn.ipynb #adf30a7d
+_PAD_MODES = ("constant", "reflect", "replicate", "circular")
+_PAD_SHAPES = "\n".join(["Supported combinations for non-constant padding:",
+                         "  - 2D or 3D input: padding size = 2 (pads last dimension)",
+                         "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)",
+                         "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"])
+
+def _check_pad(input, pad, mode, value):
+    "PyTorch's rules for F.pad's arguments, with its exception types."
+    _expect_tensor("pad", input)
+    for i, p in enumerate(pad):
+        if not isinstance(p, (int, np.integer)) or isinstance(p, bool):
+            raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but found element of type "
+                            f"{type(p).__name__} at pos {i}")
+    if mode not in _PAD_MODES: raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if len(pad) % 2: raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) > 2 * input.ndim:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {input.ndim}")
+    if mode == "constant": return
+    if value is not None and value != 0: raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    if input.ndim not in (len(pad) // 2 + 1, len(pad) // 2 + 2):
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
+                                  + _PAD_SHAPES)
+    for i in range(len(pad) // 2):
+        dim, (left, right) = input.ndim - 1 - i, pad[2 * i: 2 * i + 2]
+        n = input.shape[dim]
+        if mode in ("reflect", "replicate") and n == 0:
+            raise RuntimeError(f"pad: {mode} padding needs non-empty padded dimensions, got input of shape "
+                               f"{list(input.shape)}")
+        if mode == "reflect" and max(left, right) >= n:
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, but "
+                               f"got: padding ({left}, {right}) at dimension {dim} of input {list(input.shape)}")
+        if mode == "circular" and max(left, right) > n:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+
+# %% ../../nbs/02_nn.ipynb #e5aefaf0
+def _constant_like(arr, like):
+    "A constant tensor (no gradient) with `like`'s dtype and device."
+    return Tensor._make(namespace(like.data).asarray(np.asarray(arr), dtype=like.dtype))  # made on like's device
+
+def _pad_positions(n, left, right, mode):
+    "Where each output element of a dimension of size n padded by left, right >= 0 is read from."
+    p = np.arange(-left, n + right)
+    if mode == "replicate": return np.clip(p, 0, n - 1)
+    if mode == "circular": return p % n
+    p = np.abs(p)  # reflect: mirrored about the edge element, which is not repeated
+    return np.where(p >= n, 2 * (n - 1) - p, p)
+
+def pad(input, pad, mode="constant", value=None):
+    """Pad the last len(pad)//2 dimensions: `pad` is (left, right) for the last dimension, then for the one before,
+    and so on. Negative amounts crop. Modes: 'constant' (`value`, default 0), 'reflect', 'replicate', 'circular'."""
+    _check_pad(input, pad, mode, value)
+    out = input
+    for i in range(len(pad) // 2):
+        dim, (left, right) = input.ndim - 1 - i, pad[2 * i: 2 * i + 2]
+        n, before = out.shape[dim], (slice(None),) * dim
+        if n + left + right < 0 or (mode == "circular" and n + left + right == 0):
+            raise RuntimeError(f"pad: padding ({left}, {right}) leaves dimension {dim} of input "
+                               f"{list(input.shape)} with a negative size")
+        if left < 0 or right < 0: out = out[before + (slice(max(-left, 0), n - max(-right, 0)),)]  # crop first
+        left, right, n = max(left, 0), max(right, 0), out.shape[dim]
+        if not (left or right): continue
+        if mode != "constant": out = out[before + (_pad_positions(n, left, right, mode),)]  # a gather: grads add up
+        else:
+            block = lambda k: _constant_like(np.full(out.shape[:dim] + (k,) + out.shape[dim + 1:], value or 0), out)
+            out = cat([block(left)] * bool(left) + [out] + [block(right)] * bool(right), dim)
+    return out
+
+def one_hot(tensor, num_classes=-1):
+    "Class indices of shape (*) as rows of 0s and a 1, of shape (*, num_classes), int64; -1 infers num_classes."
+    _expect_tensor("one_hot", tensor)
+    if tensor.dtype != int64:
+        raise RuntimeError(f"one_hot is only applicable to index tensor of type LongTensor (int64), got "
+                           f"{tensor.dtype}.")
+    values = np.asarray(tensor.detach().to("numpy").data)
+    if num_classes == -1:
+        if values.size == 0: raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(values.max()) + 1
+    if values.size and values.min() < 0: raise RuntimeError("Class values must be non-negative.")
+    if values.size and values.max() >= num_classes: raise RuntimeError("Class values must be smaller than num_classes.")
+    return Tensor._make((values[..., None] == np.arange(num_classes)).astype(np.int64)).to(tensor.device)
+
 # %% ../../nbs/02_nn.ipynb #a835e775
 def _position(index, n, what):
     "A list position from a possibly negative index, or an IndexError."
@@ -1138,16 +1223,45 @@ def __ror__(self: ParameterDict, other): return _merged(other.copy(), self)
 @patch
 def __ior__(self: ParameterDict, other): return _merged(self, other)
 
-# %% ../../nbs/02_nn.ipynb #6adf2f33
+# %% ../../nbs/02_nn.ipynb #6d89061c
 _REDUCTIONS = ("mean", "sum", "none")
 
-def _check_reduction(reduction):
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{reduction!r} is not a valid value for reduction: use 'mean', 'sum' or 'none'")
+def _check_reduction(reduction, allowed=_REDUCTIONS):
+    if reduction not in allowed:
+        names = ", ".join(repr(r) for r in allowed[:-1]) + f" or {allowed[-1]!r}"
+        raise ValueError(f"{reduction!r} is not a valid value for reduction: use {names}")
+
+def _legacy_get_string(size_average, reduce, emit_warning=True):
+    "PyTorch's mapping of the deprecated flags: both true (the default) -> 'mean', reduce alone -> 'sum', else 'none'."
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
+    if emit_warning:
+        warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+                      stacklevel=4)
+    return ret
+
+def _get_reduction(size_average, reduce, reduction, allowed=_REDUCTIONS):
+    "The reduction a loss uses: from the deprecated size_average/reduce when either is given, else `reduction`."
+    if size_average is not None or reduce is not None: return _legacy_get_string(size_average, reduce)
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.", stacklevel=3)
+        reduction = "mean"
+    _check_reduction(reduction, allowed)
+    return reduction
 
 def _reduce(loss, reduction):
     return loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss
 
+def _check_loss_inputs(fn, input, target):
+    "Input and target must be tensors of the same shape: broadcasting them is almost always a bug."
+    _expect_tensor(fn, input)
+    _expect_tensor(fn, target, "target", 2)
+    if input.shape != target.shape:
+        raise ValueError(f"{fn}: input of shape {list(input.shape)} and target of shape {list(target.shape)} "
+                         "differ; broadcasting them is almost always a bug (reshape the target)")
+
+# %% ../../nbs/02_nn.ipynb #6adf2f33
 def _class_layout(input, target, what):
     "Check class-index targets against the input; return (class dim, number of classes)."
     if input.ndim == 0: raise ValueError(f"{what}: input needs a class dimension, got a 0-d tensor")
@@ -1171,13 +1285,10 @@ def _valid_targets(target, n_classes, ignore_index, what):
     if bad.size: raise IndexError(f"{what}: target {int(bad[0])} is out of bounds for {n_classes} classes")
     return valid, np.where(valid, t, 0)
 
-def _constant_like(arr, like):
-    "A constant tensor (no gradient) with `like`'s dtype and device."
-    return Tensor._make(namespace(like.data).asarray(np.asarray(arr), dtype=like.dtype))  # made on like's device
-
-def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     "-input[i, target[i]] (log-probabilities in, class indices as target), optionally weighted per class."
-    _check_reduction(reduction)
+    reduction = _get_reduction(size_average, reduce, reduction)
+    _expect_tensor("nll_loss", input)
     class_dim, n_classes = _class_layout(input, target, "nll_loss")
     valid, safe = _valid_targets(target, n_classes, ignore_index, "nll_loss")
     if weight is not None and weight.shape != (n_classes,):
@@ -1195,14 +1306,17 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     if reduction == "sum": return losses.sum()
     return losses.sum() / _constant_like(total, input)
 
+# %% ../../nbs/02_nn.ipynb #7edaaf60
 def _class_weight_view(weight, input, class_dim):
     "The per-class weights shaped to broadcast along the class dimension."
     return weight.reshape(-1, *([1] * (input.ndim - class_dim - 1)))
 
-def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
     """Softmax cross-entropy from raw scores (logits), computed as nll_loss(log_softmax(input)).
     `target` holds class indices, or class probabilities with the input's shape."""
-    _check_reduction(reduction)
+    reduction = _get_reduction(size_average, reduce, reduction)
+    _expect_tensor("cross_entropy", input)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0, got {label_smoothing}")
     if input.ndim == 0: raise ValueError("cross_entropy: input needs a class dimension, got a 0-d tensor")
@@ -1211,7 +1325,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     logp = input.log_softmax(class_dim)
     if isinstance(target, Tensor) and target.dtype.kind == "f":
         return _soft_target_cross_entropy(logp, target, weight, reduction, label_smoothing, class_dim)
-    nll = nll_loss(logp, target, weight, ignore_index, reduction)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing == 0: return nll
     valid, safe = _valid_targets(target, n_classes, ignore_index, "cross_entropy")
     weighted = logp if weight is None else logp * _class_weight_view(weight, logp, class_dim)
@@ -1235,20 +1349,24 @@ def _soft_target_cross_entropy(logp, target, weight, reduction, label_smoothing,
     return _reduce(losses, reduction)
 
 # %% ../../nbs/02_nn.ipynb #a6722503
-def mse_loss(input, target, reduction="mean"):
-    "Mean (or sum) of squared differences; input and target must have the same shape."
-    _check_reduction(reduction)
-    if input.shape != target.shape:
-        raise ValueError(f"mse_loss: input of shape {list(input.shape)} and target of shape {list(target.shape)} "
-                         "differ; broadcasting them is almost always a bug (reshape the target)")
-    return _reduce((input - target) ** 2, reduction)
+def _weighted(loss, weight, reduction, input, mean_by_weight=True):
+    "PyTorch's optional per-element weight: the shapes must match; l1 and mse divide the mean by the weights' sum."
+    if weight is None: return _reduce(loss, reduction)
+    if weight.shape != input.shape: raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    return loss.sum() / weight.sum() if reduction == "mean" and mean_by_weight else _reduce(loss, reduction)
 
-def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    "Mean (or sum) of squared differences; input and target must have the same shape."
+    reduction = _get_reduction(size_average, reduce, reduction)
+    _check_loss_inputs("mse_loss", input, target)
+    return _weighted((input - target) ** 2, weight, reduction, input)
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
     "Binary cross-entropy from logits, stable: (1 - y)·x - (1 + (pos_weight - 1)·y)·log σ(x), never log(0)."
-    _check_reduction(reduction)
-    if input.shape != target.shape:
-        raise ValueError(f"binary_cross_entropy_with_logits: target of shape {list(target.shape)} must have "
-                         f"the input's shape {list(input.shape)}")
+    reduction = _get_reduction(size_average, reduce, reduction)
+    _check_loss_inputs("binary_cross_entropy_with_logits", input, target)
     log_sig = logsigmoid(input)
     if pos_weight is None: loss = (1 - target) * input - log_sig
     else: loss = (1 - target) * input - (1 + (pos_weight - 1) * target) * log_sig
@@ -1256,43 +1374,227 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
     return _reduce(loss, reduction)
 
 # %% ../../nbs/02_nn.ipynb #c576e9eb
-class MSELoss(Module):
+class _Loss(Module):
+    "Base of the loss modules: holds `reduction`, mapped from the deprecated size_average/reduce when given."
+    _reductions = _REDUCTIONS
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        self.reduction = _get_reduction(size_average, reduce, reduction, self._reductions)
+
+class _WeightedLoss(_Loss):
+    "A loss with an optional `weight`, registered as a buffer so that it is saved with the model."
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+class MSELoss(_Loss):
     "Mean squared error between input and target (same shapes)."
-    def __init__(self, reduction="mean"):
-        super().__init__()
-        _check_reduction(reduction)
-        self.reduction = reduction
-    def forward(self, input, target): return mse_loss(input, target, self.reduction)
+    def forward(self, input, target): return mse_loss(input, target, reduction=self.reduction)
 
-class NLLLoss(Module):
+class NLLLoss(_WeightedLoss):
     "Negative log-likelihood of class indices, from log-probabilities."
-    def __init__(self, weight=None, *, ignore_index=-100, reduction="mean"):
-        super().__init__()
-        _check_reduction(reduction)
-        self.register_buffer("weight", weight)
-        self.ignore_index, self.reduction = ignore_index, reduction
-    def forward(self, input, target): return nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+    def forward(self, input, target):
+        return nll_loss(input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
 
-class CrossEntropyLoss(Module):
+class CrossEntropyLoss(NLLLoss):
     "Softmax cross-entropy from logits; class indices or probabilities as targets; label smoothing."
-    def __init__(self, weight=None, *, ignore_index=-100, reduction="mean", label_smoothing=0.0):
-        super().__init__()
-        _check_reduction(reduction)
-        self.register_buffer("weight", weight)
-        self.ignore_index, self.reduction, self.label_smoothing = ignore_index, reduction, label_smoothing
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                 label_smoothing=0.0):
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
+        self.label_smoothing = label_smoothing
     def forward(self, input, target):
-        return cross_entropy(input, target, self.weight, self.ignore_index, self.reduction, self.label_smoothing)
+        return cross_entropy(input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction,
+                             label_smoothing=self.label_smoothing)
 
-class BCEWithLogitsLoss(Module):
+class BCEWithLogitsLoss(_WeightedLoss):
     "Binary cross-entropy on logits (sigmoid folded in for stability)."
-    def __init__(self, weight=None, *, reduction="mean", pos_weight=None):
-        super().__init__()
-        _check_reduction(reduction)
-        self.register_buffer("weight", weight)
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None):
+        super().__init__(weight, size_average, reduce, reduction)
         self.register_buffer("pos_weight", pos_weight)
-        self.reduction = reduction
     def forward(self, input, target):
-        return binary_cross_entropy_with_logits(input, target, self.weight, self.reduction, self.pos_weight)
+        return binary_cross_entropy_with_logits(input, target, self.weight, reduction=self.reduction,
+                                                pos_weight=self.pos_weight)
+
+# %% ../../nbs/02_nn.ipynb #581aae1e
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    "Mean (or sum) of absolute differences: every error pulls with the same force, 1."
+    reduction = _get_reduction(size_average, reduce, reduction)
+    _check_loss_inputs("l1_loss", input, target)
+    return _weighted((input - target).abs(), weight, reduction, input)
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    "0.5·d²/β where |d| < β, |d| - 0.5·β beyond: squared error near the target, absolute error for outliers."
+    reduction = _get_reduction(size_average, reduce, reduction)
+    _check_loss_inputs("smooth_l1_loss", input, target)
+    if beta < 0: raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    d = input - target
+    if beta == 0: return _reduce(d.abs(), reduction)
+    return _reduce(where(d.abs() < beta, 0.5 * d * d / beta, d.abs() - 0.5 * beta), reduction)
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    "0.5·d² where |d| < δ, δ·(|d| - 0.5·δ) beyond: δ times smooth_l1_loss with β = δ."
+    reduction = _get_reduction(None, None, reduction)
+    _check_loss_inputs("huber_loss", input, target)
+    if delta <= 0: raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    d = input - target
+    loss = where(d.abs() < delta, 0.5 * d * d, delta * (d.abs() - 0.5 * delta))
+    return _weighted(loss, weight, reduction, input, mean_by_weight=False)  # PyTorch: the plain mean here
+
+class L1Loss(_Loss):
+    "Mean absolute error."
+    def forward(self, input, target): return l1_loss(input, target, reduction=self.reduction)
+
+class SmoothL1Loss(_Loss):
+    "Squared error below `beta`, absolute error above it."
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+    def forward(self, input, target): return smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+class HuberLoss(_Loss):
+    "Squared error below `delta`, delta times the absolute error above it."
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction=reduction)
+        self.delta = delta
+    def forward(self, input, target): return huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+# %% ../../nbs/02_nn.ipynb #aa961ff7
+def _log_at_least_minus_100(xp, log, v, finite):
+    "log(v) where `finite`, else -100, and never below -100: PyTorch's cap, so log(0) costs 100 and not inf."
+    floor = xp.full_like(v, -100.0)
+    return xp.maximum(xp.where(finite, log(xp.where(finite, v, xp.ones_like(v))), floor), floor)
+
+class BinaryCrossEntropyFunction(Function):
+    "-(y·log x + (1 - y)·log(1 - x)) from probabilities, with PyTorch's capped logs and its gradient formula."
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        xp = namespace(x.data)
+        log_x = _log_at_least_minus_100(xp, xp.log, x.data, x.data > 0)
+        log_1mx = _log_at_least_minus_100(xp, xp.log1p, -x.data, x.data < 1)
+        ctx.log_ratio = log_1mx - log_x  # d loss / d y
+        return (y.data - 1) * log_1mx - y.data * log_x
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        gx = grad * (x - y) / ((1 - x) * x).clamp(min=1e-12)  # PyTorch's: finite at x = 0 and 1
+        return gx, grad * Tensor._make(ctx.log_ratio)
+
+def _check_unit_interval(t, what):
+    values = np.asarray(t.detach().to("numpy").data)
+    if not ((values >= 0) & (values <= 1)).all():
+        raise RuntimeError(f"all elements of {what} should be between 0 and 1")
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    "Binary cross-entropy of probabilities in [0, 1] (prefer binary_cross_entropy_with_logits on logits)."
+    reduction = _get_reduction(size_average, reduce, reduction)
+    _expect_tensor("binary_cross_entropy", input)
+    _expect_tensor("binary_cross_entropy", target, "target", 2)
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({list(target.shape)}) that is different to the input size "
+                         f"({list(input.shape)}) is deprecated. Please ensure they have the same size.")
+    if input.dtype.kind != "f":
+        raise RuntimeError(f"binary_cross_entropy needs floating point input, got {input.dtype}")
+    _check_unit_interval(input, "input"); _check_unit_interval(target, "target")
+    loss = BinaryCrossEntropyFunction.apply(input, target)
+    if weight is not None:
+        if broadcast_shapes(weight.shape, target.shape) != target.shape:
+            raise RuntimeError(f"binary_cross_entropy: weight of shape {list(weight.shape)} doesn't broadcast to "
+                               f"the target's shape {list(target.shape)}")
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+class BCELoss(_WeightedLoss):
+    "Binary cross-entropy of probabilities (a sigmoid's output)."
+    def forward(self, input, target): return binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
+
+# %% ../../nbs/02_nn.ipynb #24140a67
+def _xlogx(t):
+    "t·log t, with 0·log 0 = 0 (the limit), and no gradient through the masked zeros."
+    zero = t == 0
+    return where(zero, 0.0, t * where(zero, 1.0, t).log())
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """Kullback-Leibler divergence Σ target·(log target - input), with `input` log-probabilities and `target`
+    probabilities (log-probabilities when `log_target`). 'batchmean' is the true KL per sample; 'mean' divides by
+    the number of elements too (PyTorch warns)."""
+    _expect_tensor("kl_div", input)
+    _expect_tensor("kl_div", target, "target", 2)
+    if size_average is not None or reduce is not None: how = _legacy_get_string(size_average, reduce)
+    else:
+        if reduction == "mean":
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                          "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                          "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                          stacklevel=2)
+        _check_reduction(reduction, _REDUCTIONS + ("batchmean",))
+        how = "sum" if reduction == "batchmean" else reduction
+    broadcast_shapes(input.shape, target.shape)
+    loss = target.exp() * (target - input) if log_target else _xlogx(target) - target * input
+    out = _reduce(loss, how)
+    return out / input.shape[0] if reduction == "batchmean" and input.ndim else out
+
+class KLDivLoss(_Loss):
+    "KL divergence from log-probabilities to a target distribution; use reduction='batchmean' for the true KL."
+    _reductions = _REDUCTIONS + ("batchmean",)
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+    def forward(self, input, target):
+        return kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+# %% ../../nbs/02_nn.ipynb #63e37a0d
+def _check_dim(dim, ndim):
+    "A dimension index in range (negative counts from the end), or PyTorch's IndexError."
+    lo, hi = -max(ndim, 1), max(ndim, 1) - 1
+    if not lo <= dim <= hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+    return dim % max(ndim, 1)
+
+def _safe_root(s, p):
+    "s ** (1/p) with gradient 0 where s = 0 (PyTorch's norm of a zero vector), not 0·inf = NaN."
+    positive = s > 0
+    return where(positive, where(positive, s, 1.0) ** (1 / p), 0.0)
+
+def _vector_norm(x, p, dim):
+    "The p-norm along `dim`, kept as a dimension of size 1."
+    if p == math.inf: return x.abs().max(dim, keepdim=True).values
+    if p == -math.inf: return x.abs().min(dim, keepdim=True).values
+    if p == 1: return x.abs().sum(dim, keepdim=True)
+    if p == 2: return _safe_root((x * x).sum(dim, keepdim=True), 2)
+    return _safe_root((x.abs() ** p).sum(dim, keepdim=True), p)
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    "input / max(‖input‖_p, eps) along `dim`: unit vectors, with tiny ones left small rather than divided by 0."
+    _expect_tensor("normalize", input)
+    if out is not None: raise NotImplementedError("normalize(out=...) is not supported: use the returned tensor")
+    if input.dtype.kind != "f":
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point tensor as input. Got {input.dtype}")
+    return input / _vector_norm(input, p, _check_dim(dim, input.ndim)).clamp(min=eps)
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    "cos θ = x1·x2 / (‖x1‖ ‖x2‖) along `dim` (broadcast), each norm at least eps; PyTorch's formula and gradient."
+    _expect_tensor("cosine_similarity", x1, "x1")
+    _expect_tensor("cosine_similarity", x2, "x2", 2)
+    dtype = result_type(x1, x2)
+    if dtype.kind != "f":
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {dtype}")
+    shape = broadcast_shapes(x1.shape, x2.shape)
+    x1, x2 = (x.to(dtype).expand(shape) for x in (x1, x2))
+    dim = _check_dim(dim, len(shape))
+    n1, n2 = (_vector_norm(x, 2, dim) for x in (x1, x2))
+    n1, n2 = (where(n < eps, n - n.detach() + eps, n) for n in (n1, n2))  # PyTorch clamps under no_grad
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+class CosineSimilarity(Module):
+    "cosine_similarity along `dim`."
+    def __init__(self, dim=1, eps=1e-8):
+        super().__init__()
+        self.dim, self.eps = dim, eps
+    def forward(self, x1, x2): return cosine_similarity(x1, x2, self.dim, self.eps)
 
 # %% ../../nbs/02_nn.ipynb #31883522
 @patch
