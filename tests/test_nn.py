@@ -175,7 +175,7 @@ def test_nll_loss_matches_torch(device, rng, dtype, reduction, weighted):
 def test_mse_loss_matches_torch(device, rng, dtype, reduction):
     x, xt = loss_inputs(rng, dtype, (4, 3), device)
     target = rng.standard_normal((4, 3)).astype(dtype)
-    loss = nn.MSELoss(reduction)(x, mt.tensor(target, device=device))
+    loss = nn.MSELoss(reduction=reduction)(x, mt.tensor(target, device=device))
     loss_t = torch.nn.MSELoss(reduction=reduction)(xt, torch.tensor(target))
     assert_close(loss, loss_t)
     loss.sum().backward()
@@ -215,7 +215,7 @@ def test_loss_errors_are_clear():
     with pytest.raises(ValueError, match=r"\[4, 1\].*\[4\]"):
         F.mse_loss(mt.randn(4, 1), mt.randn(4))
     with pytest.raises(ValueError, match="reduction"):
-        nn.MSELoss("average")
+        nn.MSELoss(reduction="average")
     with pytest.raises(ValueError, match="label_smoothing"):
         F.cross_entropy(x, mt.tensor([0, 1, 2, 0]), label_smoothing=1.5)
 

@@ -1,6 +1,8 @@
 "Layers, losses and containers, like torch.nn. A face: each chapter exports its own file, listed here."
 from .modules import (Parameter, Module, RemovableHandle, IncompatibleKeys, Sequential, ModuleList,  # 02
-                      Linear, Identity, ReLU, Tanh, Sigmoid, GELU, Softmax, LogSoftmax, LogSigmoid, Dropout,
-                      Flatten, Embedding, MSELoss, NLLLoss, CrossEntropyLoss, BCEWithLogitsLoss,
-                      CheckpointError, save, load)
-from . import functional, init  # nn.utils is filled by chapter 03: the package's __init__ imports it after optim
+                      ModuleDict, ParameterList, ParameterDict, Linear, Identity, ReLU, Tanh, Sigmoid, GELU,
+                      Softmax, LogSoftmax, Softmin, LogSigmoid, Softplus, SiLU, Mish, Softsign, ELU, CELU, SELU,
+                      LeakyReLU, PReLU, Hardtanh, ReLU6, Hardsigmoid, Hardswish, Dropout, Flatten, Embedding,
+                      CosineSimilarity, MSELoss, L1Loss, SmoothL1Loss, HuberLoss, NLLLoss, CrossEntropyLoss,
+                      BCELoss, BCEWithLogitsLoss, KLDivLoss, CheckpointError, save, load)
+from . import functional, init, parameter  # nn.utils is filled by chapter 03: the package's __init__ imports it after optim

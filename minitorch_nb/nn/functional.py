@@ -1,3 +1,6 @@
 "Layers and losses as plain functions, like torch.nn.functional. A face over the chapters' files."
-from .modules import (linear, relu, tanh, sigmoid, gelu, softmax, log_softmax, logsigmoid, erf, dropout,  # 02
-                      embedding, mse_loss, nll_loss, cross_entropy, binary_cross_entropy_with_logits)
+from .modules import (linear, relu, tanh, sigmoid, gelu, softmax, log_softmax, softmin, logsigmoid, softplus,  # 02
+                      silu, mish, softsign, elu, celu, selu, leaky_relu, prelu, hardtanh, relu6, hardsigmoid,
+                      hardswish, erf, dropout, embedding, pad, one_hot, normalize, cosine_similarity, mse_loss,
+                      l1_loss, smooth_l1_loss, huber_loss, nll_loss, cross_entropy, binary_cross_entropy,
+                      binary_cross_entropy_with_logits, kl_div)

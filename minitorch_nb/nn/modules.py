@@ -6,18 +6,26 @@
 __all__ = ['IncompatibleKeys', 'Parameter', 'Module', 'RemovableHandle', 'calculate_gain', 'uniform_', 'normal_', 'constant_',
            'zeros_', 'ones_', 'xavier_uniform_', 'xavier_normal_', 'kaiming_uniform_', 'kaiming_normal_',
            'LinearFunction', 'linear', 'Linear', 'Erf', 'erf', 'relu', 'tanh', 'sigmoid', 'gelu', 'softmax',
-           'log_softmax', 'LogSigmoid', 'logsigmoid', 'Identity', 'ReLU', 'Tanh', 'Sigmoid', 'GELU', 'Softmax',
-           'LogSoftmax', 'dropout', 'Dropout', 'Flatten', 'embedding', 'Embedding', 'Sequential', 'ModuleList',
-           'nll_loss', 'cross_entropy', 'mse_loss', 'binary_cross_entropy_with_logits', 'MSELoss', 'NLLLoss',
-           'CrossEntropyLoss', 'BCEWithLogitsLoss', 'CheckpointError', 'save', 'load']
+           'log_softmax', 'LogSigmoidFunction', 'logsigmoid', 'Identity', 'ReLU', 'Tanh', 'Sigmoid', 'GELU', 'Softmax',
+           'LogSoftmax', 'LogSigmoid', 'Expm1', 'SoftplusFunction', 'softplus', 'silu', 'mish', 'softsign', 'elu',
+           'celu', 'selu', 'leaky_relu', 'prelu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softmin', 'SiLU',
+           'Mish', 'SELU', 'Hardsigmoid', 'Hardswish', 'ELU', 'CELU', 'LeakyReLU', 'Softplus', 'Hardtanh', 'ReLU6',
+           'Softsign', 'Softmin', 'PReLU', 'dropout', 'Dropout', 'Flatten', 'embedding', 'Embedding', 'pad', 'one_hot',
+           'Sequential', 'ModuleList', 'ModuleDict', 'ParameterList', 'ParameterDict', 'nll_loss', 'cross_entropy',
+           'mse_loss', 'binary_cross_entropy_with_logits', 'MSELoss', 'NLLLoss', 'CrossEntropyLoss',
+           'BCEWithLogitsLoss', 'l1_loss', 'smooth_l1_loss', 'huber_loss', 'L1Loss', 'SmoothL1Loss', 'HuberLoss',
+           'BinaryCrossEntropyFunction', 'binary_cross_entropy', 'BCELoss', 'kl_div', 'KLDivLoss', 'normalize',
+           'cosine_similarity', 'CosineSimilarity', 'CheckpointError', 'save', 'load']
 
 # %% ../../nbs/02_nn.ipynb #aebb4285
-import json, math, os, zipfile, zlib
+import functools, json, math, operator, os, warnings, zipfile, zlib
 from collections import OrderedDict, namedtuple
+from collections.abc import Iterable, Mapping
 import numpy as np
 from fastcore.basics import patch
-from ..autograd import Tensor, Function, no_grad, namespace, float32, float64, int64, device as _device, available_devices
-from ..ops import rand, randn, where
+from ..autograd import (Tensor, Function, no_grad, namespace, float32, float64, int64, device as _device,
+                                   available_devices, broadcast_shapes, result_type)
+from ..ops import rand, randn, where, cat
 
 # %% ../../nbs/02_nn.ipynb #ffea1cfe
 class Parameter(Tensor):
@@ -58,8 +66,9 @@ class Module:
             if params is None:
                 raise AttributeError(f"cannot assign {type(value).__name__} '{name}' before Module.__init__() ran: "
                                      f"call super().__init__() first in {type(self).__name__}.__init__")
-            self._forget(name)
-            (params if isinstance(value, Parameter) else modules)[name] = value
+            store = params if isinstance(value, Parameter) else modules
+            self._forget(name, keep=store)  # a replaced parameter or child keeps its place, as in PyTorch
+            store[name] = value
         elif params is not None and name in params:
             if value is not None:
                 raise TypeError(f"cannot assign a {type(value).__name__} to parameter '{name}' (a Parameter or None "
@@ -92,9 +101,10 @@ class Module:
                 return
         object.__delattr__(self, name)
 
-    def _forget(self, name):
-        "Remove `name` from every table and from the plain attributes (before it is registered anew)."
-        for store in (self.__dict__, self._parameters, self._buffers, self._modules): store.pop(name, None)
+    def _forget(self, name, keep=None):
+        "Remove `name` from the plain attributes and from every table but `keep` (before it is registered anew)."
+        for store in (self.__dict__, self._parameters, self._buffers, self._modules):
+            if store is not keep: store.pop(name, None)
         self._non_persistent.discard(name)
 
     def __dir__(self):
@@ -168,9 +178,8 @@ def _join(prefix, name): return f"{prefix}.{name}" if prefix else name
 def named_modules(self: Module, memo=None, prefix="", remove_duplicate=True):
     "(name, module) for this module and every descendant, depth first; a module reached twice is given once."
     if memo is None: memo = set()
-    if remove_duplicate:
-        if id(self) in memo: return
-        memo.add(id(self))
+    if self in memo: return  # `memo` holds modules, as in PyTorch: a caller may pass modules to skip
+    if remove_duplicate: memo.add(self)
     yield prefix, self
     for name, child in self._modules.items():
         if child is not None: yield from child.named_modules(memo, _join(prefix, name), remove_duplicate)
@@ -397,8 +406,21 @@ class LinearFunction(Function):
         gb = rows.sum(0) if need_b else None
         return (gx, gw, gb) if ctx.has_bias else (gx, gw)
 
+def _type_name(obj):
+    "A type as PyTorch's argument errors spell it: builtins bare (list), others with their module (numpy.ndarray)."
+    t = type(obj)
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+def _expect_tensor(fn, value, name="input", position=1, optional=False):
+    "PyTorch's TypeError for an argument that is not a Tensor (None is fine for an optional one)."
+    if isinstance(value, Tensor) or (optional and value is None): return
+    raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {_type_name(value)}")
+
 def linear(input, weight, bias=None):
     "y = input @ weight.T + bias, with weight of shape (out_features, in_features): PyTorch's convention."
+    _expect_tensor("linear", input)
+    _expect_tensor("linear", weight, "weight", 2)
+    _expect_tensor("linear", bias, "bias", 3, optional=True)
     if weight.ndim != 2: raise RuntimeError(f"linear: weight must be 2-D (out_features, in_features), got shape "
                                             f"{list(weight.shape)}")
     if input.ndim == 0 or input.shape[-1] != weight.shape[1]:
@@ -492,10 +514,27 @@ def erf(input):
     return Erf.apply(input if input.dtype.kind == "f" else input.to(float32))
 
 # %% ../../nbs/02_nn.ipynb #1ce0d4f4
-def relu(input): return input.relu()
+def _activation(floating):
+    "Check an activation's input: a Tensor (PyTorch's TypeError), and a floating point one if `floating`."
+    def decorate(fn):
+        @functools.wraps(fn)
+        def checked(input, *args, **kwargs):
+            _expect_tensor(fn.__name__, input)
+            if floating and input.dtype.kind != "f":
+                raise NotImplementedError(f'"{fn.__name__}" is not implemented for {input.dtype} tensors (in PyTorch '
+                                          "neither); convert first, e.g. x.float()")
+            return fn(input, *args, **kwargs)
+        return checked
+    return decorate
+
+@_activation(floating=False)
+def relu(input, inplace=False): return input.relu()
+@_activation(floating=False)
 def tanh(input): return input.tanh()
+@_activation(floating=False)
 def sigmoid(input): return input.sigmoid()
 
+@_activation(floating=False)
 def gelu(input, approximate="none"):
     "x·Φ(x) with Φ the standard normal CDF; approximate='tanh' uses 0.5·x·(1 + tanh(√(2/π)(x + 0.044715x³)))."
     if approximate == "none": return 0.5 * input * (1 + erf(input * (1 / math.sqrt(2))))
@@ -503,10 +542,24 @@ def gelu(input, approximate="none"):
         return 0.5 * input * (1 + (math.sqrt(2 / math.pi) * (input + 0.044715 * input ** 3)).tanh())
     raise ValueError(f"approximate must be 'none' or 'tanh', got {approximate!r}")
 
-def softmax(input, dim): return input.softmax(dim)
-def log_softmax(input, dim): return input.log_softmax(dim)
+# %% ../../nbs/02_nn.ipynb #39a9dcc6
+def _softmax_dim(name, ndim, stacklevel):
+    "PyTorch's deprecated implicit dim, with its warning: 0 for 0-, 1- and 3-d inputs, else 1."
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as "
+                  "an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
 
-class LogSigmoid(Function):
+@_activation(floating=False)
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None: dim = _softmax_dim("softmax", input.ndim, _stacklevel + 1)
+    return (input if dtype is None else input.to(dtype)).softmax(dim)
+
+@_activation(floating=False)
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None: dim = _softmax_dim("log_softmax", input.ndim, _stacklevel + 1)
+    return (input if dtype is None else input.to(dtype)).log_softmax(dim)
+
+class LogSigmoidFunction(Function):
     "log σ(x) = min(x, 0) - log(1 + exp(-|x|)): exp never overflows and the log never sees 0."
     @staticmethod
     def forward(ctx, a):
@@ -518,7 +571,8 @@ class LogSigmoid(Function):
         a, = ctx.saved_tensors
         return grad * (-a).sigmoid()
 
-def logsigmoid(input): return LogSigmoid.apply(input)
+@_activation(floating=True)
+def logsigmoid(input): return LogSigmoidFunction.apply(input)
 
 # %% ../../nbs/02_nn.ipynb #bb9a7926
 class Identity(Module):
@@ -554,15 +608,232 @@ class GELU(Module):
 
 class Softmax(Module):
     "Softmax along `dim`."
-    def __init__(self, dim):
+    def __init__(self, dim=None):
         super().__init__()
         self.dim = dim
-    def forward(self, input): return softmax(input, self.dim)
+    def forward(self, input): return softmax(input, self.dim, _stacklevel=5)
     def extra_repr(self): return f"dim={self.dim}"
 
 class LogSoftmax(Softmax):
     "Log-softmax along `dim`."
-    def forward(self, input): return log_softmax(input, self.dim)
+    def forward(self, input): return log_softmax(input, self.dim, _stacklevel=5)
+
+class LogSigmoid(Module):
+    "log σ(x), computed without overflow."
+    def forward(self, input): return logsigmoid(input)
+
+# %% ../../nbs/02_nn.ipynb #3c796adb
+class Expm1(Function):
+    "exp(x) - 1, exact for tiny x (where exp(x) rounds to 1 and the subtraction cancels); its derivative is exp(x)."
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return namespace(a.data).expm1(a.data)
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        return grad * a.exp()  # not expm1(x) + 1, which rounds exp(-100) to 0
+
+class SoftplusFunction(Function):
+    "log(1 + exp(βx))/β as (max(βx, 0) + log1p(exp(-|βx|)))/β, so exp never overflows; x itself where βx > threshold."
+    @staticmethod
+    def forward(ctx, a, beta, threshold):
+        ctx.save_for_backward(a)
+        ctx.beta, ctx.threshold = beta, threshold
+        xp = namespace(a.data)
+        z = a.data * beta
+        soft = (xp.maximum(z, xp.zeros_like(z)) + xp.log1p(xp.exp(-xp.abs(z)))) / beta
+        return xp.where(z > threshold, a.data, soft)
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        z = a * ctx.beta
+        return grad * where(z > ctx.threshold, 1.0, z.sigmoid())  # d/dx softplus = σ(βx)
+
+@_activation(floating=True)
+def softplus(input, beta=1.0, threshold=20.0):
+    "A smooth ReLU, log(1 + exp(βx))/β; x itself where βx > threshold, where the two agree to float precision."
+    return SoftplusFunction.apply(input, beta, threshold)
+
+@_activation(floating=True)
+def silu(input, inplace=False):
+    "x·σ(x) (SiLU, also called swish): ReLU's shape, smooth, with a small negative dip."
+    return input * input.sigmoid()
+
+@_activation(floating=True)
+def mish(input, inplace=False):
+    "x·tanh(softplus(x)): like SiLU, smooth and non-monotonic."
+    return input * softplus(input).tanh()
+
+@_activation(floating=False)
+def softsign(input):
+    "x / (1 + |x|): tanh's shape, approaching ±1 polynomially instead of exponentially."
+    return input / (input.abs() + 1)
+
+# %% ../../nbs/02_nn.ipynb #41e0c89a
+def _elu(input, alpha, scale, input_scale):
+    "PyTorch's one formula for ELU, CELU and SELU: scale·x for x > 0, alpha·scale·(exp(input_scale·x) - 1) else."
+    below = where(input <= 0, input, 0.0)  # exp sees no large x, and a NaN takes the linear side, as in PyTorch
+    return where(input <= 0, Expm1.apply(below * input_scale) * (alpha * scale), input * scale)
+
+@_activation(floating=True)
+def elu(input, alpha=1.0, inplace=False):
+    "x for x > 0, alpha·(exp(x) - 1) else: negative outputs push the mean activation towards 0."
+    return _elu(input, alpha, 1.0, 1.0)
+
+@_activation(floating=True)
+def celu(input, alpha=1.0, inplace=False):
+    "x for x > 0, alpha·(exp(x/alpha) - 1) else: ELU rescaled so that the slope at 0 is 1 for every alpha."
+    if alpha == 0: raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return _elu(input, alpha, 1.0, 1.0 / alpha)
+
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+@_activation(floating=True)
+def selu(input, inplace=False):
+    "scale·elu(x, alpha) with the constants that keep activations at mean 0 and variance 1 (self-normalising)."
+    return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
+
+@_activation(floating=True)
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    "x for x > 0, negative_slope·x else: a negative input still passes some gradient."
+    return where(input > 0, input, input * negative_slope)
+
+def prelu(input, weight):
+    "Leaky ReLU with learned slopes: one per channel (dimension 1) or one shared by all."
+    _expect_tensor("prelu", input)
+    _expect_tensor("prelu", weight, "weight", 2)
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+    if weight.dtype != input.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {input.dtype} and {weight.dtype}")
+    if weight.numel() != 1:
+        if input.ndim == 0: raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.ndim > 1 else 1
+        if channels != weight.numel():
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{weight.numel()} and channel size = {channels}.")
+    w = weight.reshape(()) if weight.numel() == 1 else weight.reshape(-1, *[1] * (input.ndim - 2))
+    return where(input > 0, input, w * input)
+
+# %% ../../nbs/02_nn.ipynb #410b40c6
+def _clamp_open(input, lo, hi):
+    "clamp(x, lo, hi) whose gradient is 1 strictly between lo and hi and 0 at them, PyTorch's choice at the corners."
+    if input.dtype.kind != "f": return input.clamp(lo, hi).to(input.dtype)  # integers stay integers, as in PyTorch
+    return where((input > lo) & (input < hi), input, input.detach().clamp(lo, hi))
+
+@_activation(floating=False)
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    "x clipped to [min_val, max_val]: tanh's piecewise-linear cousin."
+    if min_val > max_val: raise ValueError("min_val cannot be greater than max_val")
+    return _clamp_open(input, min_val, max_val)
+
+@_activation(floating=False)
+def relu6(input, inplace=False):
+    "min(max(x, 0), 6): a ReLU that saturates, so activations stay in a range that low-precision formats hold."
+    return _clamp_open(input, 0.0, 6.0)
+
+@_activation(floating=True)
+def hardsigmoid(input, inplace=False):
+    "relu6(x + 3) / 6: sigmoid's piecewise-linear cousin, 0 below -3 and 1 above 3."
+    return _clamp_open(input + 3, 0.0, 6.0) / 6
+
+@_activation(floating=True)
+def hardswish(input, inplace=False):
+    "x·relu6(x + 3)/6: SiLU's piecewise cousin (0 below -3, x above 3, a parabola between)."
+    middle = where((input > -3) & (input < 3), input, 0.0)  # so that a NaN can't leak in from the unused side
+    return where(input <= -3, input * 0, where(input < 3, middle * (middle + 3) / 6, input))
+
+@_activation(floating=False)
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    "softmax(-x) along `dim`: the largest weights go to the smallest entries."
+    if dim is None: dim = _softmax_dim("softmin", input.ndim, _stacklevel + 1)
+    return (-(input if dtype is None else input.to(dtype))).softmax(dim)
+
+# %% ../../nbs/02_nn.ipynb #9bef3003
+def _settings(*parts, inplace=False):
+    "The extra_repr of an activation: its settings, then inplace=True when it was asked for (PyTorch's layout)."
+    return ", ".join(list(parts) + (["inplace=True"] if inplace else []))
+
+class _InplaceActivation(Module):
+    "An activation without settings; `inplace` is accepted for compatibility (the result is always a new tensor)."
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+    def extra_repr(self): return _settings(inplace=self.inplace)
+
+class SiLU(_InplaceActivation):
+    def forward(self, input): return silu(input)
+class Mish(_InplaceActivation):
+    def forward(self, input): return mish(input)
+class SELU(_InplaceActivation):
+    def forward(self, input): return selu(input)
+class Hardsigmoid(_InplaceActivation):
+    def forward(self, input): return hardsigmoid(input)
+    def extra_repr(self): return ""
+class Hardswish(Hardsigmoid):
+    def forward(self, input): return hardswish(input)
+
+class ELU(Module):
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+    def forward(self, input): return elu(input, self.alpha)
+    def extra_repr(self): return _settings(f"alpha={self.alpha}", inplace=self.inplace)
+
+class CELU(ELU):
+    def forward(self, input): return celu(input, self.alpha)
+
+class LeakyReLU(Module):
+    def __init__(self, negative_slope=0.01, inplace=False):
+        super().__init__()
+        self.negative_slope, self.inplace = negative_slope, inplace
+    def forward(self, input): return leaky_relu(input, self.negative_slope)
+    def extra_repr(self): return _settings(f"negative_slope={self.negative_slope}", inplace=self.inplace)
+
+# %% ../../nbs/02_nn.ipynb #4c1f5d6b
+class Softplus(Module):
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+    def forward(self, input): return softplus(input, self.beta, self.threshold)
+    def extra_repr(self): return f"beta={self.beta}, threshold={self.threshold}"
+
+class Hardtanh(Module):
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None, max_value=None):
+        super().__init__()
+        for old, new, value in (("min_value", "min_val", min_value), ("max_value", "max_val", max_value)):
+            if value is not None:
+                warnings.warn(f"keyword argument `{old}` is deprecated and renamed to `{new}`", FutureWarning,
+                              stacklevel=3)
+        min_val = min_val if min_value is None else min_value
+        max_val = max_val if max_value is None else max_value
+        if not max_val > min_val: raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+    def forward(self, input): return hardtanh(input, self.min_val, self.max_val)
+    def extra_repr(self): return _settings(f"min_val={self.min_val}", f"max_val={self.max_val}", inplace=self.inplace)
+
+class ReLU6(Hardtanh):
+    def __init__(self, inplace=False): super().__init__(0.0, 6.0, inplace)
+    def extra_repr(self): return _settings(inplace=self.inplace)
+
+class Softsign(Module):
+    def forward(self, input): return softsign(input)
+
+class Softmin(Softmax):
+    "Softmin along `dim`."
+    def forward(self, input): return softmin(input, self.dim, _stacklevel=5)
+
+class PReLU(Module):
+    "Leaky ReLU whose negative slope is learned: `num_parameters` slopes (1, or one per channel), starting at `init`."
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters, self.init = num_parameters, init
+        self.weight = _empty_parameter(num_parameters, dtype=dtype, device=device)
+        self.reset_parameters()
+    def reset_parameters(self): constant_(self.weight, self.init)
+    def forward(self, input): return prelu(input, self.weight)
+    def extra_repr(self): return f"num_parameters={self.num_parameters}"
 
 # %% ../../nbs/02_nn.ipynb #26ecdb6f
 def dropout(input, p=0.5, training=True, generator=None):
@@ -633,6 +904,89 @@ class Embedding(Module):
         return f"{self.num_embeddings}, {self.embedding_dim}" + (
             f", padding_idx={self.padding_idx}" if self.padding_idx is not None else "")
 
+# %% ../../nbs/02_nn.ipynb #adf30a7d
+_PAD_MODES = ("constant", "reflect", "replicate", "circular")
+_PAD_SHAPES = "\n".join(["Supported combinations for non-constant padding:",
+                         "  - 2D or 3D input: padding size = 2 (pads last dimension)",
+                         "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)",
+                         "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"])
+
+def _check_pad(input, pad, mode, value):
+    "PyTorch's rules for F.pad's arguments, with its exception types."
+    _expect_tensor("pad", input)
+    for i, p in enumerate(pad):
+        if not isinstance(p, (int, np.integer)) or isinstance(p, bool):
+            raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but found element of type "
+                            f"{type(p).__name__} at pos {i}")
+    if mode not in _PAD_MODES: raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if len(pad) % 2: raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) > 2 * input.ndim:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {input.ndim}")
+    if mode == "constant": return
+    if value is not None and value != 0: raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    if input.ndim not in (len(pad) // 2 + 1, len(pad) // 2 + 2):
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
+                                  + _PAD_SHAPES)
+    for i in range(len(pad) // 2):
+        dim, (left, right) = input.ndim - 1 - i, pad[2 * i: 2 * i + 2]
+        n = input.shape[dim]
+        if mode in ("reflect", "replicate") and n == 0:
+            raise RuntimeError(f"pad: {mode} padding needs non-empty padded dimensions, got input of shape "
+                               f"{list(input.shape)}")
+        if mode == "reflect" and max(left, right) >= n:
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, but "
+                               f"got: padding ({left}, {right}) at dimension {dim} of input {list(input.shape)}")
+        if mode == "circular" and max(left, right) > n:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+
+# %% ../../nbs/02_nn.ipynb #e5aefaf0
+def _constant_like(arr, like):
+    "A constant tensor (no gradient) with `like`'s dtype and device."
+    return Tensor._make(namespace(like.data).asarray(np.asarray(arr), dtype=like.dtype))  # made on like's device
+
+def _pad_positions(n, left, right, mode):
+    "Where each output element of a dimension of size n padded by left, right >= 0 is read from."
+    p = np.arange(-left, n + right)
+    if mode == "replicate": return np.clip(p, 0, n - 1)
+    if mode == "circular": return p % n
+    p = np.abs(p)  # reflect: mirrored about the edge element, which is not repeated
+    return np.where(p >= n, 2 * (n - 1) - p, p)
+
+def pad(input, pad, mode="constant", value=None):
+    """Pad the last len(pad)//2 dimensions: `pad` is (left, right) for the last dimension, then for the one before,
+    and so on. Negative amounts crop. Modes: 'constant' (`value`, default 0), 'reflect', 'replicate', 'circular'."""
+    _check_pad(input, pad, mode, value)
+    out = input
+    for i in range(len(pad) // 2):
+        dim, (left, right) = input.ndim - 1 - i, pad[2 * i: 2 * i + 2]
+        n, before = out.shape[dim], (slice(None),) * dim
+        if n + left + right < 0 or (mode == "circular" and n + left + right == 0):
+            raise RuntimeError(f"pad: padding ({left}, {right}) leaves dimension {dim} of input "
+                               f"{list(input.shape)} with a negative size")
+        if left < 0 or right < 0: out = out[before + (slice(max(-left, 0), n - max(-right, 0)),)]  # crop first
+        left, right, n = max(left, 0), max(right, 0), out.shape[dim]
+        if not (left or right): continue
+        if mode != "constant": out = out[before + (_pad_positions(n, left, right, mode),)]  # a gather: grads add up
+        else:
+            block = lambda k: _constant_like(np.full(out.shape[:dim] + (k,) + out.shape[dim + 1:], value or 0), out)
+            out = cat([block(left)] * bool(left) + [out] + [block(right)] * bool(right), dim)
+    return out
+
+def one_hot(tensor, num_classes=-1):
+    "Class indices of shape (*) as rows of 0s and a 1, of shape (*, num_classes), int64; -1 infers num_classes."
+    _expect_tensor("one_hot", tensor)
+    if tensor.dtype != int64:
+        raise RuntimeError(f"one_hot is only applicable to index tensor of type LongTensor (int64), got "
+                           f"{tensor.dtype}.")
+    values = np.asarray(tensor.detach().to("numpy").data)
+    if num_classes == -1:
+        if values.size == 0: raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(values.max()) + 1
+    if values.size and values.min() < 0: raise RuntimeError("Class values must be non-negative.")
+    if values.size and values.max() >= num_classes: raise RuntimeError("Class values must be smaller than num_classes.")
+    return Tensor._make((values[..., None] == np.arange(num_classes)).astype(np.int64)).to(tensor.device)
+
 # %% ../../nbs/02_nn.ipynb #a835e775
 def _position(index, n, what):
     "A list position from a possibly negative index, or an IndexError."
@@ -702,16 +1056,212 @@ class ModuleList(Module):
         lines = [_addindent(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}", 2) for a, b, r in runs]
         return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
 
-# %% ../../nbs/02_nn.ipynb #6adf2f33
+# %% ../../nbs/02_nn.ipynb #01bfe810
+def _pairs(source, what, sort_plain_dicts=False):
+    "The (key, value) pairs of a mapping (or a ModuleDict/ParameterDict) or of an iterable of pairs."
+    if not isinstance(source, Iterable):
+        raise TypeError(f"{what}.update should be called with an iterable of key/value pairs, but got "
+                        f"{type(source).__name__}")
+    if isinstance(source, Mapping) or callable(getattr(source, "items", None)):
+        items = list(source.items())
+        plain = isinstance(source, Mapping) and not isinstance(source, OrderedDict)
+        return sorted(items, key=lambda kv: kv[0]) if sort_plain_dicts and plain else items  # PyTorch sorts dicts
+    pairs = []
+    for j, p in enumerate(source):
+        if not isinstance(p, Iterable):
+            raise TypeError(f"{what} update sequence element #{j} should be Iterable; is {type(p).__name__}")
+        if len(p) != 2: raise ValueError(f"{what} update sequence element #{j} has length {len(p)}; 2 is required")
+        pairs.append((p[0], p[1]))
+    return pairs
+
+class ModuleDict(Module):
+    "Modules by name, registered (their parameters are found, moved and saved); insertion order is kept."
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None: self.update(modules)
+    def __getitem__(self, key): return self._modules[key]
+    def __setitem__(self, key, module): self.add_module(key, module)
+    def __delitem__(self, key): del self._modules[key]
+    def __len__(self): return len(self._modules)
+    def __iter__(self): return iter(self._modules)
+    def __contains__(self, key): return key in self._modules
+    def keys(self): return self._modules.keys()
+    def items(self): return self._modules.items()
+    def values(self): return self._modules.values()
+    def clear(self): self._modules.clear()
+    def pop(self, key):
+        "Remove the module under `key` and return it."
+        module = self[key]
+        del self[key]
+        return module
+    def update(self, modules):
+        "Add (or replace) modules from a mapping or an iterable of (name, module) pairs."
+        for key, module in _pairs(modules, "ModuleDict"): self[key] = module
+
+# %% ../../nbs/02_nn.ipynb #d90978dd
+def _as_parameter(value):
+    "A plain tensor becomes a Parameter (sharing its storage), as in PyTorch's parameter containers."
+    return Parameter(value) if isinstance(value, Tensor) and not isinstance(value, Parameter) else value
+
+_LEGACY_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+                      "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
+                      "uint8": "ByteTensor", "bool": "BoolTensor"}
+
+def _describe(key, value, legacy_type_name):
+    "One line of a parameter container's repr, in PyTorch's words."
+    if not isinstance(value, Tensor): return f"  ({key}): Object of type: {type(value).__name__}"
+    kind = _LEGACY_TYPE_NAMES.get(str(value.dtype), str(value.dtype)) if legacy_type_name else str(value.dtype)
+    where_ = f" ({value.device})" if value.device == "cuda" else ""
+    size = "x".join(str(n) for n in value.shape)
+    return (f"  ({key}): {'Parameter' if isinstance(value, Parameter) else 'Tensor'} containing: "
+            f"[{kind} of size {size}{where_}]")
+
+class ParameterList(Module):
+    "Parameters in a list, registered as '0', '1', ...; plain tensors become Parameters."
+    def __init__(self, values=None):
+        super().__init__()
+        self._size = 0
+        if values is not None: self += values
+    def _name(self, idx):
+        idx = operator.index(idx)
+        if not -len(self) <= idx < len(self): raise IndexError(f"index {idx} is out of range")
+        return str(idx % len(self))
+    def __getitem__(self, idx):
+        if isinstance(idx, slice): return type(self)([self[i] for i in range(*idx.indices(len(self)))])
+        return getattr(self, self._name(idx))
+    def __setitem__(self, idx, value): setattr(self, self._name(idx), _as_parameter(value))
+    def __len__(self): return self._size
+    def __iter__(self): return (self[i] for i in range(len(self)))
+    def __iadd__(self, values): return self.extend(values)
+    def __dir__(self): return [k for k in super().__dir__() if not k.isdigit()]
+    def append(self, value):
+        "Add `value` at the end."
+        setattr(self, str(self._size), _as_parameter(value))
+        self._size += 1
+        return self
+    def extend(self, values):
+        "Add every value of an iterable."
+        if not isinstance(values, Iterable) or isinstance(values, Tensor):
+            raise TypeError(f"ParameterList.extend should be called with an iterable, but got {type(values).__name__}")
+        for v in values: self.append(v)
+        return self
+    def extra_repr(self): return "\n".join(_describe(i, p, False) for i, p in enumerate(self))
+    def __call__(self, *args, **kwargs): raise RuntimeError("ParameterList should not be called.")
+
+# %% ../../nbs/02_nn.ipynb #9ca442e7
+class ParameterDict(Module):
+    "Parameters by string key, registered under that key; plain tensors become Parameters."
+    def __init__(self, parameters=None):
+        super().__init__()
+        self._keys = {}
+        if parameters is not None: self.update(parameters)
+    def _attr(self, key):
+        if isinstance(key, str): return key
+        raise TypeError(f"Index given to ParameterDict cannot be used as a key as it is not a string (type is "
+                        f"'{type(key).__name__}')")
+    def __getitem__(self, key): return getattr(self, self._attr(key))
+    def __setitem__(self, key, value):
+        attr, value = self._attr(key), _as_parameter(value)
+        if isinstance(value, Parameter):
+            if attr in self._keys: self.__dict__.pop(attr, None)  # a plain value stored under this key before
+            self.register_parameter(attr, value)  # checks the name: no dots, no clash with a method
+        else: setattr(self, attr, value)
+        self._keys[key] = None
+    def __delitem__(self, key):
+        delattr(self, self._attr(key))
+        del self._keys[key]
+    def __len__(self): return len(self._keys)
+    def __iter__(self): return iter(self._keys)
+    def __reversed__(self): return reversed(self._keys)
+    def __contains__(self, key): return key in self._keys
+    def keys(self): return self._keys.keys()
+    def items(self): return ((k, self[k]) for k in self._keys)
+    def values(self): return (self[k] for k in self._keys)
+    def update(self, parameters):
+        "Add (or replace) entries from a mapping (a plain dict in sorted key order, as PyTorch) or (key, value) pairs."
+        for k, v in _pairs(parameters, "ParameterDict", sort_plain_dicts=True): self[k] = v
+    def extra_repr(self): return "\n".join(_describe(k, p, True) for k, p in self.items())
+    def __call__(self, input): raise RuntimeError("ParameterDict should not be called.")
+
+# %% ../../nbs/02_nn.ipynb #d63bb719
+@patch
+def get(self: ParameterDict, key, default=None): return self[key] if key in self else default
+@patch
+def copy(self: ParameterDict): return ParameterDict(OrderedDict(self.items()))
+@patch
+def fromkeys(self: ParameterDict, keys, default=None): return ParameterDict((k, default) for k in keys)
+
+@patch
+def setdefault(self: ParameterDict, key, default=None):
+    if key not in self: self[key] = default
+    return self[key]
+
+@patch
+def pop(self: ParameterDict, key):
+    value = self[key]
+    del self[key]
+    return value
+
+@patch
+def popitem(self: ParameterDict):
+    if not self._keys: raise KeyError("popitem(): dictionary is empty")
+    key = next(reversed(self._keys))
+    return key, self.pop(key)
+
+@patch
+def clear(self: ParameterDict):
+    for k in list(self._keys): del self[k]
+
+def _merged(into, other):
+    into.update(other)
+    return into
+
+@patch
+def __or__(self: ParameterDict, other): return _merged(self.copy(), other)
+@patch
+def __ror__(self: ParameterDict, other): return _merged(other.copy(), self)
+@patch
+def __ior__(self: ParameterDict, other): return _merged(self, other)
+
+# %% ../../nbs/02_nn.ipynb #6d89061c
 _REDUCTIONS = ("mean", "sum", "none")
 
-def _check_reduction(reduction):
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{reduction!r} is not a valid value for reduction: use 'mean', 'sum' or 'none'")
+def _check_reduction(reduction, allowed=_REDUCTIONS):
+    if reduction not in allowed:
+        names = ", ".join(repr(r) for r in allowed[:-1]) + f" or {allowed[-1]!r}"
+        raise ValueError(f"{reduction!r} is not a valid value for reduction: use {names}")
+
+def _legacy_get_string(size_average, reduce, emit_warning=True):
+    "PyTorch's mapping of the deprecated flags: both true (the default) -> 'mean', reduce alone -> 'sum', else 'none'."
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
+    if emit_warning:
+        warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+                      stacklevel=4)
+    return ret
+
+def _get_reduction(size_average, reduce, reduction, allowed=_REDUCTIONS):
+    "The reduction a loss uses: from the deprecated size_average/reduce when either is given, else `reduction`."
+    if size_average is not None or reduce is not None: return _legacy_get_string(size_average, reduce)
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.", stacklevel=3)
+        reduction = "mean"
+    _check_reduction(reduction, allowed)
+    return reduction
 
 def _reduce(loss, reduction):
     return loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss
 
+def _check_loss_inputs(fn, input, target):
+    "Input and target must be tensors of the same shape: broadcasting them is almost always a bug."
+    _expect_tensor(fn, input)
+    _expect_tensor(fn, target, "target", 2)
+    if input.shape != target.shape:
+        raise ValueError(f"{fn}: input of shape {list(input.shape)} and target of shape {list(target.shape)} "
+                         "differ; broadcasting them is almost always a bug (reshape the target)")
+
+# %% ../../nbs/02_nn.ipynb #6adf2f33
 def _class_layout(input, target, what):
     "Check class-index targets against the input; return (class dim, number of classes)."
     if input.ndim == 0: raise ValueError(f"{what}: input needs a class dimension, got a 0-d tensor")
@@ -735,13 +1285,10 @@ def _valid_targets(target, n_classes, ignore_index, what):
     if bad.size: raise IndexError(f"{what}: target {int(bad[0])} is out of bounds for {n_classes} classes")
     return valid, np.where(valid, t, 0)
 
-def _constant_like(arr, like):
-    "A constant tensor (no gradient) with `like`'s dtype and device."
-    return Tensor._make(namespace(like.data).asarray(np.asarray(arr), dtype=like.dtype))  # made on like's device
-
-def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     "-input[i, target[i]] (log-probabilities in, class indices as target), optionally weighted per class."
-    _check_reduction(reduction)
+    reduction = _get_reduction(size_average, reduce, reduction)
+    _expect_tensor("nll_loss", input)
     class_dim, n_classes = _class_layout(input, target, "nll_loss")
     valid, safe = _valid_targets(target, n_classes, ignore_index, "nll_loss")
     if weight is not None and weight.shape != (n_classes,):
@@ -759,14 +1306,17 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     if reduction == "sum": return losses.sum()
     return losses.sum() / _constant_like(total, input)
 
+# %% ../../nbs/02_nn.ipynb #7edaaf60
 def _class_weight_view(weight, input, class_dim):
     "The per-class weights shaped to broadcast along the class dimension."
     return weight.reshape(-1, *([1] * (input.ndim - class_dim - 1)))
 
-def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
     """Softmax cross-entropy from raw scores (logits), computed as nll_loss(log_softmax(input)).
     `target` holds class indices, or class probabilities with the input's shape."""
-    _check_reduction(reduction)
+    reduction = _get_reduction(size_average, reduce, reduction)
+    _expect_tensor("cross_entropy", input)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0, got {label_smoothing}")
     if input.ndim == 0: raise ValueError("cross_entropy: input needs a class dimension, got a 0-d tensor")
@@ -775,7 +1325,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     logp = input.log_softmax(class_dim)
     if isinstance(target, Tensor) and target.dtype.kind == "f":
         return _soft_target_cross_entropy(logp, target, weight, reduction, label_smoothing, class_dim)
-    nll = nll_loss(logp, target, weight, ignore_index, reduction)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing == 0: return nll
     valid, safe = _valid_targets(target, n_classes, ignore_index, "cross_entropy")
     weighted = logp if weight is None else logp * _class_weight_view(weight, logp, class_dim)
@@ -799,20 +1349,24 @@ def _soft_target_cross_entropy(logp, target, weight, reduction, label_smoothing,
     return _reduce(losses, reduction)
 
 # %% ../../nbs/02_nn.ipynb #a6722503
-def mse_loss(input, target, reduction="mean"):
-    "Mean (or sum) of squared differences; input and target must have the same shape."
-    _check_reduction(reduction)
-    if input.shape != target.shape:
-        raise ValueError(f"mse_loss: input of shape {list(input.shape)} and target of shape {list(target.shape)} "
-                         "differ; broadcasting them is almost always a bug (reshape the target)")
-    return _reduce((input - target) ** 2, reduction)
+def _weighted(loss, weight, reduction, input, mean_by_weight=True):
+    "PyTorch's optional per-element weight: the shapes must match; l1 and mse divide the mean by the weights' sum."
+    if weight is None: return _reduce(loss, reduction)
+    if weight.shape != input.shape: raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    return loss.sum() / weight.sum() if reduction == "mean" and mean_by_weight else _reduce(loss, reduction)
 
-def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    "Mean (or sum) of squared differences; input and target must have the same shape."
+    reduction = _get_reduction(size_average, reduce, reduction)
+    _check_loss_inputs("mse_loss", input, target)
+    return _weighted((input - target) ** 2, weight, reduction, input)
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
     "Binary cross-entropy from logits, stable: (1 - y)·x - (1 + (pos_weight - 1)·y)·log σ(x), never log(0)."
-    _check_reduction(reduction)
-    if input.shape != target.shape:
-        raise ValueError(f"binary_cross_entropy_with_logits: target of shape {list(target.shape)} must have "
-                         f"the input's shape {list(input.shape)}")
+    reduction = _get_reduction(size_average, reduce, reduction)
+    _check_loss_inputs("binary_cross_entropy_with_logits", input, target)
     log_sig = logsigmoid(input)
     if pos_weight is None: loss = (1 - target) * input - log_sig
     else: loss = (1 - target) * input - (1 + (pos_weight - 1) * target) * log_sig
@@ -820,43 +1374,227 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
     return _reduce(loss, reduction)
 
 # %% ../../nbs/02_nn.ipynb #c576e9eb
-class MSELoss(Module):
+class _Loss(Module):
+    "Base of the loss modules: holds `reduction`, mapped from the deprecated size_average/reduce when given."
+    _reductions = _REDUCTIONS
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        self.reduction = _get_reduction(size_average, reduce, reduction, self._reductions)
+
+class _WeightedLoss(_Loss):
+    "A loss with an optional `weight`, registered as a buffer so that it is saved with the model."
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+class MSELoss(_Loss):
     "Mean squared error between input and target (same shapes)."
-    def __init__(self, reduction="mean"):
-        super().__init__()
-        _check_reduction(reduction)
-        self.reduction = reduction
-    def forward(self, input, target): return mse_loss(input, target, self.reduction)
+    def forward(self, input, target): return mse_loss(input, target, reduction=self.reduction)
 
-class NLLLoss(Module):
+class NLLLoss(_WeightedLoss):
     "Negative log-likelihood of class indices, from log-probabilities."
-    def __init__(self, weight=None, *, ignore_index=-100, reduction="mean"):
-        super().__init__()
-        _check_reduction(reduction)
-        self.register_buffer("weight", weight)
-        self.ignore_index, self.reduction = ignore_index, reduction
-    def forward(self, input, target): return nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+    def forward(self, input, target):
+        return nll_loss(input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
 
-class CrossEntropyLoss(Module):
+class CrossEntropyLoss(NLLLoss):
     "Softmax cross-entropy from logits; class indices or probabilities as targets; label smoothing."
-    def __init__(self, weight=None, *, ignore_index=-100, reduction="mean", label_smoothing=0.0):
-        super().__init__()
-        _check_reduction(reduction)
-        self.register_buffer("weight", weight)
-        self.ignore_index, self.reduction, self.label_smoothing = ignore_index, reduction, label_smoothing
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                 label_smoothing=0.0):
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
+        self.label_smoothing = label_smoothing
     def forward(self, input, target):
-        return cross_entropy(input, target, self.weight, self.ignore_index, self.reduction, self.label_smoothing)
+        return cross_entropy(input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction,
+                             label_smoothing=self.label_smoothing)
 
-class BCEWithLogitsLoss(Module):
+class BCEWithLogitsLoss(_WeightedLoss):
     "Binary cross-entropy on logits (sigmoid folded in for stability)."
-    def __init__(self, weight=None, *, reduction="mean", pos_weight=None):
-        super().__init__()
-        _check_reduction(reduction)
-        self.register_buffer("weight", weight)
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None):
+        super().__init__(weight, size_average, reduce, reduction)
         self.register_buffer("pos_weight", pos_weight)
-        self.reduction = reduction
     def forward(self, input, target):
-        return binary_cross_entropy_with_logits(input, target, self.weight, self.reduction, self.pos_weight)
+        return binary_cross_entropy_with_logits(input, target, self.weight, reduction=self.reduction,
+                                                pos_weight=self.pos_weight)
+
+# %% ../../nbs/02_nn.ipynb #581aae1e
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    "Mean (or sum) of absolute differences: every error pulls with the same force, 1."
+    reduction = _get_reduction(size_average, reduce, reduction)
+    _check_loss_inputs("l1_loss", input, target)
+    return _weighted((input - target).abs(), weight, reduction, input)
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    "0.5·d²/β where |d| < β, |d| - 0.5·β beyond: squared error near the target, absolute error for outliers."
+    reduction = _get_reduction(size_average, reduce, reduction)
+    _check_loss_inputs("smooth_l1_loss", input, target)
+    if beta < 0: raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    d = input - target
+    if beta == 0: return _reduce(d.abs(), reduction)
+    return _reduce(where(d.abs() < beta, 0.5 * d * d / beta, d.abs() - 0.5 * beta), reduction)
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    "0.5·d² where |d| < δ, δ·(|d| - 0.5·δ) beyond: δ times smooth_l1_loss with β = δ."
+    reduction = _get_reduction(None, None, reduction)
+    _check_loss_inputs("huber_loss", input, target)
+    if delta <= 0: raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    d = input - target
+    loss = where(d.abs() < delta, 0.5 * d * d, delta * (d.abs() - 0.5 * delta))
+    return _weighted(loss, weight, reduction, input, mean_by_weight=False)  # PyTorch: the plain mean here
+
+class L1Loss(_Loss):
+    "Mean absolute error."
+    def forward(self, input, target): return l1_loss(input, target, reduction=self.reduction)
+
+class SmoothL1Loss(_Loss):
+    "Squared error below `beta`, absolute error above it."
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+    def forward(self, input, target): return smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+class HuberLoss(_Loss):
+    "Squared error below `delta`, delta times the absolute error above it."
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction=reduction)
+        self.delta = delta
+    def forward(self, input, target): return huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+# %% ../../nbs/02_nn.ipynb #aa961ff7
+def _log_at_least_minus_100(xp, log, v, finite):
+    "log(v) where `finite`, else -100, and never below -100: PyTorch's cap, so log(0) costs 100 and not inf."
+    floor = xp.full_like(v, -100.0)
+    return xp.maximum(xp.where(finite, log(xp.where(finite, v, xp.ones_like(v))), floor), floor)
+
+class BinaryCrossEntropyFunction(Function):
+    "-(y·log x + (1 - y)·log(1 - x)) from probabilities, with PyTorch's capped logs and its gradient formula."
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        xp = namespace(x.data)
+        log_x = _log_at_least_minus_100(xp, xp.log, x.data, x.data > 0)
+        log_1mx = _log_at_least_minus_100(xp, xp.log1p, -x.data, x.data < 1)
+        ctx.log_ratio = log_1mx - log_x  # d loss / d y
+        return (y.data - 1) * log_1mx - y.data * log_x
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        gx = grad * (x - y) / ((1 - x) * x).clamp(min=1e-12)  # PyTorch's: finite at x = 0 and 1
+        return gx, grad * Tensor._make(ctx.log_ratio)
+
+def _check_unit_interval(t, what):
+    values = np.asarray(t.detach().to("numpy").data)
+    if not ((values >= 0) & (values <= 1)).all():
+        raise RuntimeError(f"all elements of {what} should be between 0 and 1")
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    "Binary cross-entropy of probabilities in [0, 1] (prefer binary_cross_entropy_with_logits on logits)."
+    reduction = _get_reduction(size_average, reduce, reduction)
+    _expect_tensor("binary_cross_entropy", input)
+    _expect_tensor("binary_cross_entropy", target, "target", 2)
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({list(target.shape)}) that is different to the input size "
+                         f"({list(input.shape)}) is deprecated. Please ensure they have the same size.")
+    if input.dtype.kind != "f":
+        raise RuntimeError(f"binary_cross_entropy needs floating point input, got {input.dtype}")
+    _check_unit_interval(input, "input"); _check_unit_interval(target, "target")
+    loss = BinaryCrossEntropyFunction.apply(input, target)
+    if weight is not None:
+        if broadcast_shapes(weight.shape, target.shape) != target.shape:
+            raise RuntimeError(f"binary_cross_entropy: weight of shape {list(weight.shape)} doesn't broadcast to "
+                               f"the target's shape {list(target.shape)}")
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+class BCELoss(_WeightedLoss):
+    "Binary cross-entropy of probabilities (a sigmoid's output)."
+    def forward(self, input, target): return binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
+
+# %% ../../nbs/02_nn.ipynb #24140a67
+def _xlogx(t):
+    "t·log t, with 0·log 0 = 0 (the limit), and no gradient through the masked zeros."
+    zero = t == 0
+    return where(zero, 0.0, t * where(zero, 1.0, t).log())
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """Kullback-Leibler divergence Σ target·(log target - input), with `input` log-probabilities and `target`
+    probabilities (log-probabilities when `log_target`). 'batchmean' is the true KL per sample; 'mean' divides by
+    the number of elements too (PyTorch warns)."""
+    _expect_tensor("kl_div", input)
+    _expect_tensor("kl_div", target, "target", 2)
+    if size_average is not None or reduce is not None: how = _legacy_get_string(size_average, reduce)
+    else:
+        if reduction == "mean":
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                          "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                          "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                          stacklevel=2)
+        _check_reduction(reduction, _REDUCTIONS + ("batchmean",))
+        how = "sum" if reduction == "batchmean" else reduction
+    broadcast_shapes(input.shape, target.shape)
+    loss = target.exp() * (target - input) if log_target else _xlogx(target) - target * input
+    out = _reduce(loss, how)
+    return out / input.shape[0] if reduction == "batchmean" and input.ndim else out
+
+class KLDivLoss(_Loss):
+    "KL divergence from log-probabilities to a target distribution; use reduction='batchmean' for the true KL."
+    _reductions = _REDUCTIONS + ("batchmean",)
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+    def forward(self, input, target):
+        return kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+# %% ../../nbs/02_nn.ipynb #63e37a0d
+def _check_dim(dim, ndim):
+    "A dimension index in range (negative counts from the end), or PyTorch's IndexError."
+    lo, hi = -max(ndim, 1), max(ndim, 1) - 1
+    if not lo <= dim <= hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+    return dim % max(ndim, 1)
+
+def _safe_root(s, p):
+    "s ** (1/p) with gradient 0 where s = 0 (PyTorch's norm of a zero vector), not 0·inf = NaN."
+    positive = s > 0
+    return where(positive, where(positive, s, 1.0) ** (1 / p), 0.0)
+
+def _vector_norm(x, p, dim):
+    "The p-norm along `dim`, kept as a dimension of size 1."
+    if p == math.inf: return x.abs().max(dim, keepdim=True).values
+    if p == -math.inf: return x.abs().min(dim, keepdim=True).values
+    if p == 1: return x.abs().sum(dim, keepdim=True)
+    if p == 2: return _safe_root((x * x).sum(dim, keepdim=True), 2)
+    return _safe_root((x.abs() ** p).sum(dim, keepdim=True), p)
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    "input / max(‖input‖_p, eps) along `dim`: unit vectors, with tiny ones left small rather than divided by 0."
+    _expect_tensor("normalize", input)
+    if out is not None: raise NotImplementedError("normalize(out=...) is not supported: use the returned tensor")
+    if input.dtype.kind != "f":
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point tensor as input. Got {input.dtype}")
+    return input / _vector_norm(input, p, _check_dim(dim, input.ndim)).clamp(min=eps)
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    "cos θ = x1·x2 / (‖x1‖ ‖x2‖) along `dim` (broadcast), each norm at least eps; PyTorch's formula and gradient."
+    _expect_tensor("cosine_similarity", x1, "x1")
+    _expect_tensor("cosine_similarity", x2, "x2", 2)
+    dtype = result_type(x1, x2)
+    if dtype.kind != "f":
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {dtype}")
+    shape = broadcast_shapes(x1.shape, x2.shape)
+    x1, x2 = (x.to(dtype).expand(shape) for x in (x1, x2))
+    dim = _check_dim(dim, len(shape))
+    n1, n2 = (_vector_norm(x, 2, dim) for x in (x1, x2))
+    n1, n2 = (where(n < eps, n - n.detach() + eps, n) for n in (n1, n2))  # PyTorch clamps under no_grad
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+class CosineSimilarity(Module):
+    "cosine_similarity along `dim`."
+    def __init__(self, dim=1, eps=1e-8):
+        super().__init__()
+        self.dim, self.eps = dim, eps
+    def forward(self, x1, x2): return cosine_similarity(x1, x2, self.dim, self.eps)
 
 # %% ../../nbs/02_nn.ipynb #31883522
 @patch
