@@ -32,8 +32,12 @@ from .ops import (zeros, ones, empty, full, zeros_like, ones_like, empty_like, f
                   # function forms of Tensor methods: mt.tanh(x) is x.tanh()
                   matmul, mean, reshape, permute, transpose, tanh, sigmoid, sqrt, relu, maximum, minimum, clamp,
                   argmax, argmin, var, std, masked_fill, unsqueeze, squeeze, flatten, broadcast_to, clone, split,
-                  chunk, softmax, log_softmax, logsumexp)
+                  chunk, softmax, log_softmax, logsumexp, add, sub, subtract, mul, multiply, div, divide, true_divide,
+                  neg, negative, mm, t, exp, log, sin, cos, norm, eq, ne, lt, le, gt, ge, numel, log1p, expm1, tan,
+                  sinh, cosh, log2, log10, square, rsqrt, reciprocal, sign, floor, ceil, isnan, isinf, isfinite, amax,
+                  detach, expand_as, reshape_as)
 abs, max, min = Tensor.abs, Tensor.max, Tensor.min  # torch.abs/max/min; every module keeps Python's builtins
+sum, pow, round, all, any = (ops.function_forms[_n] for _n in ("sum", "pow", "round", "all", "any"))
 from . import nn  # 02
 from .nn import save, load
 from . import optim, learner  # 03

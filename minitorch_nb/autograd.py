@@ -608,6 +608,17 @@ class Div(Function):
         ga = unbroadcast(grad / b, a.shape) if need_a else None
         return ga, unbroadcast(-grad * a / (b * b), b.shape) if need_b else None
 
+def _power(a, b, negative):
+    "a ** b on arrays; integers to negative integer powers are refused (PyTorch's RuntimeError, not numpy's)."
+    if a.dtype.kind in "biu" and negative:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    with np.errstate(divide="ignore", invalid="ignore"):  # 0 ** -1 is inf, as in PyTorch, without a warning
+        return a ** b
+
+def _mask(cond, like):
+    "A 0/1 constant tensor of `like`'s dtype where `cond` holds."
+    return Tensor._make(namespace(like.data).astype(cond, like.dtype))
+
 class PowTensor(Function):
     "a ** b for two tensors; `a ** number` uses Pow."
     @staticmethod
@@ -615,13 +626,20 @@ class PowTensor(Function):
         broadcast_shapes(a.shape, b.shape)
         ctx.save_for_backward(a, b)
         ctx.save_output()
-        return a.data ** b.data
+        if a.dtype.kind in "iu" and b.dtype.kind in "iu" and bool((b.data < 0).any()):  # PyTorch truncates 2 ** -2 to 0
+            xp = namespace(a.data)
+            q = _power(xp.astype(a.data, float64), b.data, False)
+            return xp.astype(xp.sign(q) * xp.floor(xp.abs(q)), a.dtype)
+        return _power(a.data, b.data, False)
     @staticmethod
     def backward(ctx, grad):
         (a, b), (need_a, need_b) = ctx.saved_tensors, ctx.needs_input_grad
-        ga = unbroadcast(grad * b * a ** (b - 1), a.shape) if need_a else None
-        gb = unbroadcast(grad * ctx.output * a.log(), b.shape) if need_b else None  # d(a^b)/db = a^b ln a
-        return ga, gb
+        # PyTorch's conventions at 0: d/da is 0 where b == 0 (a ** 0 is constant), d/db is 0 where a == 0 and
+        # b >= 0; the masks move the exponent to 0 and the log's argument to 1 there, so no 0 * inf makes NaN
+        zero_b, zero_a = b.data == 0, (a.data == 0) & (b.data >= 0)
+        ga = unbroadcast(grad * b * a ** (b - 1 + _mask(zero_b, b)), a.shape) if need_a else None
+        gb = unbroadcast(grad * ctx.output * (a + _mask(zero_a, a)).log(), b.shape) if need_b else None
+        return ga, gb  # d(a^b)/db = a^b ln a
 
 class Pow(Function):
     "a ** p for a number p."
@@ -629,10 +647,11 @@ class Pow(Function):
     def forward(ctx, a, p):
         ctx.save_for_backward(a)
         ctx.p = p
-        return a.data ** p
+        return _power(a.data, p, isinstance(p, int) and p < 0)
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
+        if ctx.p == 0: return Tensor._make(namespace(grad.data).zeros_like(grad.data))  # x ** 0 is constant
         return grad * (ctx.p * a ** (ctx.p - 1))
 
 # %% ../nbs/00_autograd.ipynb #9a446c3b
@@ -888,14 +907,23 @@ for _name, _fn in (("exp", Exp), ("log", Log), ("sin", Sin), ("cos", Cos)):
     setattr(Tensor, _name, (lambda f: lambda self: f.apply(_floating(self)))(_fn))
 
 # %% ../nbs/00_autograd.ipynb #29e99309
-@patch
-def sum(self: Tensor, dim=None, keepdim=False):
-    "Sum over `dim` (an int, a tuple, or None for all dimensions)."
-    return Sum.apply(self, dim, keepdim)
+def _dim_arg(dim, axis, name):
+    "PyTorch accepts numpy's `axis=` for `dim=`; not both."
+    if axis is None: return dim
+    if dim is not None: raise TypeError(f"{name}() got both dim and axis; pass one (axis is numpy's name for dim)")
+    return axis
 
 @patch
-def mean(self: Tensor, dim=None, keepdim=False):
-    "Mean over `dim`; only for floating-point tensors, as in PyTorch."
+def sum(self: Tensor, dim=None, keepdim=False, *, dtype=None, axis=None):
+    "Sum over `dim` (an int, a tuple, or None for all dimensions), after converting to `dtype` if given."
+    if dtype is not None: self = self.to(dtype)
+    return Sum.apply(self, _dim_arg(dim, axis, "sum"), keepdim)
+
+@patch
+def mean(self: Tensor, dim=None, keepdim=False, *, dtype=None, axis=None):
+    "Mean over `dim`; only for floating-point tensors (or a floating `dtype`), as in PyTorch."
+    dim = _dim_arg(dim, axis, "mean")
+    if dtype is not None: self = self.to(dtype)
     if self.dtype.kind != "f":
         raise RuntimeError(f"mean() needs a floating point tensor, got {self.dtype}; convert with .float()")
     count = math.prod(self.shape[d] for d in _dims(dim, self.ndim))

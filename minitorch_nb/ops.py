@@ -4,21 +4,28 @@
 
 # %% auto #0
 __all__ = ['clip', 'return_types_max', 'return_types_min', 'concat', 'zeros_like', 'ones_like', 'empty_like', 'rand_like',
-           'randn_like', 'matmul', 'mean', 'reshape', 'permute', 'transpose', 'tanh', 'sigmoid', 'sqrt', 'relu',
-           'maximum', 'minimum', 'clamp', 'argmax', 'argmin', 'var', 'std', 'masked_fill', 'unsqueeze', 'squeeze',
-           'flatten', 'broadcast_to', 'clone', 'split', 'chunk', 'softmax', 'log_softmax', 'logsumexp',
-           'GradcheckError', 'gradcheck', 'gradgradcheck', 'Tanh', 'Sigmoid', 'Sqrt', 'ReLU', 'Abs', 'Maximum',
-           'Minimum', 'Clamp', 'ExtremumDim', 'ExtremumAll', 'Where', 'where', 'View', 'Cat', 'cat', 'stack', 'Clone',
-           'Softmax', 'LogSoftmax', 'LogSumExp', 'manual_seed', 'zeros', 'ones', 'empty', 'full', 'arange', 'linspace',
-           'eye', 'rand', 'randn', 'randint', 'randperm', 'full_like']
+           'randn_like', 'function_forms', 'matmul', 'mean', 'reshape', 'permute', 'transpose', 'tanh', 'sigmoid',
+           'sqrt', 'relu', 'maximum', 'minimum', 'clamp', 'argmax', 'argmin', 'var', 'std', 'masked_fill', 'unsqueeze',
+           'squeeze', 'flatten', 'broadcast_to', 'clone', 'split', 'chunk', 'softmax', 'log_softmax', 'logsumexp',
+           'add', 'sub', 'subtract', 'mul', 'multiply', 'div', 'divide', 'true_divide', 'neg', 'negative', 'mm', 't',
+           'exp', 'log', 'sin', 'cos', 'norm', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'numel', 'log1p', 'expm1', 'tan',
+           'sinh', 'cosh', 'log2', 'log10', 'square', 'rsqrt', 'reciprocal', 'sign', 'floor', 'ceil', 'isnan', 'isinf',
+           'isfinite', 'amax', 'detach', 'expand_as', 'reshape_as', 'GradcheckError', 'gradcheck', 'gradgradcheck',
+           'Tanh', 'Sigmoid', 'Sqrt', 'ReLU', 'Abs', 'Maximum', 'Minimum', 'Clamp', 'ExtremumDim', 'ExtremumAll',
+           'Where', 'where', 'View', 'Cat', 'cat', 'stack', 'Clone', 'Softmax', 'LogSoftmax', 'LogSumExp',
+           'manual_seed', 'zeros', 'ones', 'empty', 'full', 'arange', 'linspace', 'eye', 'rand', 'randn', 'randint',
+           'randperm', 'full_like']
 
 # %% ../nbs/01_tensor.ipynb #71dbbcfe
+import functools
+import inspect
 import math
 from collections import namedtuple
 import numpy as np
 from fastcore.basics import patch
 from .autograd import (Tensor, Function, namespace, unbroadcast, broadcast_shapes, result_type,
-                                   grad, no_grad, float32, float64, int64, int32, bool_, _operands, _dims, _shape_args)
+                                   grad, no_grad, float32, float64, int64, int32, int16, int8, uint8, float16, bool_, _operands, _dims, _shape_args,
+                                   _dim_arg)
 
 # %% ../nbs/01_tensor.ipynb #ba972fa3
 class GradcheckError(RuntimeError):
@@ -176,14 +183,14 @@ def sqrt(self: Tensor):
     return Sqrt.apply(_floating(self))
 
 @patch
-def relu(self: Tensor):
+def relu(input: Tensor):
     "max(x, 0), elementwise; the gradient is 1 where x > 0, else 0."
-    return ReLU.apply(self)
+    return ReLU.apply(input)
 
 @patch
-def abs(self: Tensor):
+def abs(input: Tensor):
     "|x|, elementwise; the gradient is sign(x) (0 at 0)."
-    return Abs.apply(self)
+    return Abs.apply(input)
 
 Tensor.__abs__ = Tensor.abs
 
@@ -309,24 +316,24 @@ def _extremum(x, dim, keepdim, largest):
     return (return_types_max if largest else return_types_min)(values, idx)
 
 @patch
-def max(self: Tensor, dim=None, keepdim=False):
+def max(input: Tensor, dim=None, keepdim=False, *, axis=None):
     "The largest element; with `dim`, (values, indices) along it; with a tensor, the elementwise maximum."
-    return _extremum(self, dim, keepdim, largest=True)
+    return _extremum(input, _dim_arg(dim, axis, "max"), keepdim, largest=True)
 
 @patch
-def min(self: Tensor, dim=None, keepdim=False):
+def min(input: Tensor, dim=None, keepdim=False, *, axis=None):
     "The smallest element; with `dim`, (values, indices) along it; with a tensor, the elementwise minimum."
-    return _extremum(self, dim, keepdim, largest=False)
+    return _extremum(input, _dim_arg(dim, axis, "min"), keepdim, largest=False)
 
 @patch
-def argmax(self: Tensor, dim=None, keepdim=False):
+def argmax(self: Tensor, dim=None, keepdim=False, *, axis=None):
     "Index of the largest element (of the flattened tensor when `dim` is None); first one on ties."
-    return _arg_extremum(self, dim, keepdim, largest=True)
+    return _arg_extremum(self, _dim_arg(dim, axis, "argmax"), keepdim, largest=True)
 
 @patch
-def argmin(self: Tensor, dim=None, keepdim=False):
+def argmin(self: Tensor, dim=None, keepdim=False, *, axis=None):
     "Index of the smallest element (of the flattened tensor when `dim` is None); first one on ties."
-    return _arg_extremum(self, dim, keepdim, largest=False)
+    return _arg_extremum(self, _dim_arg(dim, axis, "argmin"), keepdim, largest=False)
 
 def _arg_extremum(x, dim, keepdim, largest):
     xp = namespace(x.data)
@@ -339,19 +346,20 @@ def _arg_extremum(x, dim, keepdim, largest):
 
 # %% ../nbs/01_tensor.ipynb #2fe60fee
 @patch
-def var(self: Tensor, dim=None, unbiased=True, keepdim=False, *, correction=None):
+def var(self: Tensor, dim=None, unbiased=True, keepdim=False, *, correction=None, axis=None):
     "Variance over `dim`: sum of squared deviations / (N - correction); correction=1 (unbiased) by default."
     if self.dtype.kind != "f":
         raise RuntimeError(f"var() and std() need a floating point tensor, got {self.dtype}; convert with .float()")
     if correction is None: correction = 1 if unbiased else 0
+    dim = _dim_arg(dim, axis, "var")
     n = math.prod(self.shape[d] for d in _dims(dim, self.ndim))
     centered = self - self.mean(dim, keepdim=True)
     return (centered * centered).sum(dim, keepdim) / max(n - correction, 0)
 
 @patch
-def std(self: Tensor, dim=None, unbiased=True, keepdim=False, *, correction=None):
+def std(self: Tensor, dim=None, unbiased=True, keepdim=False, *, correction=None, axis=None):
     "Standard deviation: the square root of `var` (same arguments)."
-    return self.var(dim, unbiased, keepdim, correction=correction).sqrt()
+    return self.var(dim, unbiased, keepdim, correction=correction, axis=axis).sqrt()
 
 # %% ../nbs/01_tensor.ipynb #6f356342
 import operator
@@ -390,14 +398,16 @@ def __invert__(self: Tensor):
     return _result(~self.data)
 
 @patch
-def any(self: Tensor, dim=None, keepdim=False):
+def any(self: Tensor, dim=None, keepdim=False, *, axis=None):
     "True where any element (along `dim`) is nonzero."
-    return _result(namespace(self.data).any(self.data, axis=_dims(dim, self.ndim), keepdims=keepdim))
+    dims = _dims(_dim_arg(dim, axis, "any"), self.ndim)
+    return _result(namespace(self.data).any(self.data, axis=dims, keepdims=keepdim))
 
 @patch
-def all(self: Tensor, dim=None, keepdim=False):
+def all(self: Tensor, dim=None, keepdim=False, *, axis=None):
     "True where every element (along `dim`) is nonzero."
-    return _result(namespace(self.data).all(self.data, axis=_dims(dim, self.ndim), keepdims=keepdim))
+    dims = _dims(_dim_arg(dim, axis, "all"), self.ndim)
+    return _result(namespace(self.data).all(self.data, axis=dims, keepdims=keepdim))
 
 # %% ../nbs/01_tensor.ipynb #03317be0
 class Where(Function):
@@ -639,9 +649,9 @@ def log_softmax(self: Tensor, dim):
     return LogSoftmax.apply(_softmax_input(self, "log_softmax"), d if self.ndim else ())
 
 @patch
-def logsumexp(self: Tensor, dim, keepdim=False):
+def logsumexp(self: Tensor, dim=None, keepdim=False, *, axis=None):
     "log(sum(exp(x))) over `dim`, stable for large |x|."
-    return LogSumExp.apply(_floating(self), _dims(dim, self.ndim), keepdim)
+    return LogSumExp.apply(_floating(self), _dims(_dim_arg(dim, axis, "logsumexp"), self.ndim), keepdim)
 
 # %% ../nbs/01_tensor.ipynb #888ff358
 _default_generator = np.random.default_rng(0)
@@ -690,6 +700,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     "`steps` evenly spaced numbers from start to end, both included (PyTorch's formula, in the result dtype)."
+    if steps < 0: raise RuntimeError(f"linspace: number of steps must be non-negative, got {steps}")
     dt = np.dtype(dtype or float32)
     calc = dt if dt.kind == "f" else float64
     start, end = calc.type(start), calc.type(end)
@@ -738,10 +749,174 @@ def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
     return full(input.shape, fill_value, dtype=dtype or input.dtype, device=device or input.device,
                 requires_grad=requires_grad)
 
-# %% ../nbs/01_tensor.ipynb #ca34a6e6
+# %% ../nbs/01_tensor.ipynb #a59dc29f
+@patch
+def add(input: Tensor, other, *, alpha=1):
+    "input + alpha * other, as torch.add."
+    return input + (other if alpha == 1 else other * alpha)
+
+@patch
+def sub(input: Tensor, other, *, alpha=1):
+    "input - alpha * other, as torch.sub."
+    return input - (other if alpha == 1 else other * alpha)
+
+@patch
+def mul(input: Tensor, other):
+    "input * other, as torch.mul."
+    return input * other
+
+@patch
+def div(input: Tensor, other, *, rounding_mode=None):
+    "input / other; rounding_mode 'trunc' or 'floor' rounds the quotient (no gradient then, as in PyTorch's zero)."
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found {rounding_mode!r}")
+    if rounding_mode is None: return input / other
+    a, b = _operands(input, other)
+    xp = namespace(a.data)
+    q = xp.astype(a.data, float64) / xp.astype(b.data, float64)
+    q = xp.floor(q) if rounding_mode == "floor" else xp.sign(q) * xp.floor(xp.abs(q))
+    return _result(xp.astype(q, a.dtype))
+
+@patch
+def neg(input: Tensor):
+    "-input, as torch.neg."
+    return -input
+
+@patch
+def pow(input: Tensor, exponent):
+    "input ** exponent, as torch.pow (the base may be a number: torch.pow(2, x))."
+    return input ** exponent
+
+# %% ../nbs/01_tensor.ipynb #14925c89
+@patch
+def mm(input: Tensor, mat2):
+    "Matrix product of two 2-D tensors (matmul without broadcasting)."
+    for name, m in (("self", input), ("mat2", mat2)):
+        if not isinstance(m, Tensor) or m.ndim != 2: raise RuntimeError(f"mm: {name} must be a matrix (2-D), got "
+                                                                       f"shape {list(getattr(m, 'shape', ()))}")
+    return input @ mat2
+
+@patch
+def t(input: Tensor):
+    "Transpose of a matrix; 0-D and 1-D tensors come back as they are."
+    if input.ndim > 2: raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    return input if input.ndim < 2 else input.transpose(0, 1)
+
+@patch
+def view_as(self: Tensor, other): return self.view(other.shape)
+@patch
+def reshape_as(self: Tensor, other): return self.reshape(other.shape)
+@patch
+def expand_as(self: Tensor, other): return self.expand(other.shape)
+
+Tensor.clip = Tensor.clamp
+Tensor.negative, Tensor.subtract, Tensor.multiply, Tensor.divide, Tensor.true_divide = (
+    Tensor.neg, Tensor.sub, Tensor.mul, Tensor.div, Tensor.div)
+
+@patch
+def norm(input: Tensor, p="fro", dim=None, keepdim=False, dtype=None):
+    "The p-norm over `dim` (all elements by default): 2 ('fro'), 1, inf, -inf or any other number."
+    x = (input if dtype is None else input.to(dtype)).abs()
+    if p in ("fro", 2): return (x * x).sum(dim, keepdim).sqrt()
+    if p == math.inf: return x.amax(dim, keepdim)
+    if p == -math.inf: return -(-x).amax(dim, keepdim)
+    if p == 1: return x.sum(dim, keepdim)
+    return (x ** p).sum(dim, keepdim) ** (1 / p)
+
+# %% ../nbs/01_tensor.ipynb #dd465ccf
+@patch
+def amax(input: Tensor, dim=None, keepdim=False, *, axis=None):
+    "The largest values over `dim` (an int, a tuple, or all); ties share the gradient, as in PyTorch."
+    dims = _dims(_dim_arg(dim, axis, "amax"), input.ndim)
+    if input.numel() == 0: raise RuntimeError(f"amax() of an empty tensor (shape {list(input.shape)})")
+    m = input.detach()
+    for d in reversed(dims): m = m.max(d, keepdim=True).values
+    ties = (input == m).to(input.dtype) if input.dtype.kind == "f" else (input == m)
+    hit = input * ties if input.dtype.kind == "f" else input
+    count = ties.sum(dims, keepdim=True)
+    out = hit.sum(dims, keepdim=True) / count if input.dtype.kind == "f" else m
+    return out if keepdim else out.reshape([n for i, n in enumerate(input.shape) if i not in dims])
+
+# %% ../nbs/01_tensor.ipynb #48c25421
+_TYPE_NAMES = {float32: "FloatTensor", float64: "DoubleTensor", float16: "HalfTensor", int64: "LongTensor",
+               int32: "IntTensor", int16: "ShortTensor", int8: "CharTensor", uint8: "ByteTensor", bool_: "BoolTensor"}
+
+@patch
+def type(self: Tensor, dtype=None):
+    "Without an argument, PyTorch's type name ('torch.FloatTensor'); with a dtype or such a name, convert."
+    if dtype is None: return "torch." + ("cuda." if self.is_cuda else "") + _TYPE_NAMES[self.dtype]
+    if isinstance(dtype, str):
+        by_name = {v: k for k, v in _TYPE_NAMES.items()}
+        if dtype.rsplit(".", 1)[-1] not in by_name: raise ValueError(f"invalid type: {dtype!r}")
+        dtype = by_name[dtype.rsplit(".", 1)[-1]]
+    return self.to(dtype)
+
+# %% ../nbs/01_tensor.ipynb #f6962e35
+def _unary(name, api, derivative):
+    "A Function whose forward is the namespace's `api` and whose backward multiplies by `derivative(a)`."
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return getattr(namespace(a.data), api)(a.data)
+    def backward(ctx, grad): return grad * derivative(ctx.saved_tensors[0])
+    return type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+def _zero(a): return Tensor._make(namespace(a.data).zeros_like(a.data))
+
+_LN2, _LN10 = math.log(2), math.log(10)
+_UNARY = {  # name: (namespace function, derivative, converts integers to float)
+    "log1p": ("log1p", lambda a: 1 / (1 + a), True), "expm1": ("expm1", lambda a: a.exp(), True),
+    "tan": ("tan", lambda a: 1 + a.tan() ** 2, True), "sinh": ("sinh", lambda a: a.cosh(), True),
+    "cosh": ("cosh", lambda a: a.sinh(), True), "log2": ("log2", lambda a: 1 / (a * _LN2), True),
+    "log10": ("log10", lambda a: 1 / (a * _LN10), True), "sign": ("sign", _zero, False),
+    "floor": ("floor", _zero, False), "ceil": ("ceil", _zero, False), "round": ("round", _zero, False)}
+
+def _unary_method(fn, floating):
+    return lambda self: fn.apply(_floating(self) if floating else self)
+
+for _name, (_api, _d, _fl) in _UNARY.items():
+    globals()[_name.capitalize()] = _fn = _unary(_name.capitalize(), _api, _d)
+    setattr(Tensor, _name, _unary_method(_fn, _fl))
+
+# %% ../nbs/01_tensor.ipynb #78bc2925
+@patch
+def square(input: Tensor): return input * input
+@patch
+def reciprocal(input: Tensor): return 1 / _floating(input)
+@patch
+def rsqrt(input: Tensor): return 1 / _floating(input).sqrt()
+
+for _name in ("isnan", "isinf", "isfinite"):
+    setattr(Tensor, _name, (lambda api: lambda self: _result(getattr(namespace(self.data), api)(self.data)))(_name))
+
+# %% ../nbs/01_tensor.ipynb #82822111
 _FUNCTION_FORMS = ("matmul", "mean", "reshape", "permute", "transpose", "tanh", "sigmoid", "sqrt", "relu",
                   "maximum", "minimum", "clamp", "argmax", "argmin", "var", "std", "masked_fill", "unsqueeze",
-                  "squeeze", "flatten", "broadcast_to", "clone", "split", "chunk", "softmax", "log_softmax", "logsumexp")
+                  "squeeze", "flatten", "broadcast_to", "clone", "split", "chunk", "softmax", "log_softmax", "logsumexp",
+                  "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "neg", "negative",
+                  "mm", "t", "exp", "log", "sin", "cos", "clip", "norm", "eq", "ne", "lt", "le", "gt", "ge", "numel",
+                  "log1p", "expm1", "tan", "sinh", "cosh", "log2", "log10", "square", "rsqrt", "reciprocal", "sign",
+                  "floor", "ceil", "isnan", "isinf", "isfinite", "amax", "detach", "expand_as", "reshape_as")
+_BUILTIN_FORMS = ("abs", "max", "min", "sum", "pow", "round", "all", "any")  # bound at the package's top level
+_NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "pow"}  # torch.add(2, x) works; torch.exp(2.) doesn't
+
+def _function_form(name):
+    "The function form of Tensor.name: the method itself if it takes `input`, else a wrapper that does."
+    method = getattr(Tensor, name)
+    if next(iter(inspect.signature(method).parameters)) == "input": return method
+    @functools.wraps(method)
+    def form(*args, **kwargs):
+        if "input" in kwargs: args = (kwargs.pop("input"), *args)
+        if args and not isinstance(args[0], Tensor) and name not in _NUMBER_FIRST:
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(args[0]).__name__}")
+        return method(*args, **kwargs)
+    return form
+
+function_forms = {name: _function_form(name) for name in _FUNCTION_FORMS + _BUILTIN_FORMS}
+
+# %% ../nbs/01_tensor.ipynb #9bacc4cc
 (matmul, mean, reshape, permute, transpose, tanh, sigmoid, sqrt, relu, maximum, minimum, clamp, argmax, argmin,
  var, std, masked_fill, unsqueeze, squeeze, flatten, broadcast_to, clone, split, chunk, softmax, log_softmax,
- logsumexp) = (getattr(Tensor, name) for name in _FUNCTION_FORMS)
+ logsumexp, add, sub, subtract, mul, multiply, div, divide, true_divide, neg, negative, mm, t, exp, log, sin, cos,
+ clip, norm, eq, ne, lt, le, gt, ge, numel, log1p, expm1, tan, sinh, cosh, log2, log10, square, rsqrt, reciprocal,
+ sign, floor, ceil, isnan, isinf, isfinite, amax, detach, expand_as, reshape_as) = (
+    function_forms[name] for name in _FUNCTION_FORMS)
