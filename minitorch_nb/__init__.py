@@ -43,6 +43,7 @@ from .nn import save, load
 from . import optim, learner  # 03
 from .nn import utils as _nn_utils  # nn.utils.clip_grad_norm_ comes from chapter 03's file
 from . import data, random  # 04
+from . import utils  # torch.utils.data spellings over chapter 04's data
 from .random import Generator, default_generator, get_rng_state, set_rng_state
 from . import ndarray  # 05
 from .ndarray import NDArray, as_strided

@@ -1984,4 +1984,5 @@ d = { 'settings': { 'branch': 'main',
                                                                                    'minitorch_nb/training.py'),
                                        'minitorch_nb.training.memory_estimate': ('optim.html#memory_estimate', 'minitorch_nb/training.py'),
                                        'minitorch_nb.training.optimizer_state_bytes': ( 'optim.html#optimizer_state_bytes',
-                                                                                        'minitorch_nb/training.py')}}}
+                                                                                        'minitorch_nb/training.py')},
+            'minitorch_nb.utils.data': {}}}

@@ -1,0 +1,2 @@
+"Utilities, like torch.utils: `utils.data` holds datasets, samplers and the DataLoader. A face."
+from . import data  # 04
