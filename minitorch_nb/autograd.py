@@ -1106,6 +1106,13 @@ def fill_(self: Tensor, value):
     self._version.value += 1
     return self
 
+@patch
+def copy_(self: Tensor, src):
+    "Copy `src` into this tensor in place, broadcast and cast to its dtype, as torch's copy_ (recorded like t[...] = src)."
+    if not isinstance(src, Tensor): raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
+    self[...] = src.to(self.dtype)
+    return self
+
 # %% ../nbs/00_autograd.ipynb #198858a4
 _LEAF_ONLY = "you can only change requires_grad flags of leaf tensors (made by you, not computed by an operation)"
 _DETACH_HINT = "; to use a computed tensor as a constant, take y.detach() instead"

@@ -351,3 +351,25 @@ def test_autograd_namespace_like_torch():
     assert_close(g, tg)
     mt.autograd.backward([(x * 3).sum()]); torch.autograd.backward([(tx * 3).sum()])
     assert_close(x.grad, tx.grad)
+
+def test_copy_matches_torch_in_values_dtypes_gradients_and_errors():
+    import torch
+    for lib in (mt, torch):
+        w = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        with lib.no_grad(): w.copy_(lib.tensor([10.0, 20.0], dtype=lib.float64))
+        assert (w.tolist(), str(w.dtype).split(".")[-1], w.requires_grad) == ([[10.0, 20.0], [10.0, 20.0]], "float32", True)
+    # through the graph: a non-leaf copy_ passes the gradient to the source, not to the overwritten values
+    grads = {}
+    for name, lib in (("mt", mt), ("torch", torch)):
+        a = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        src = lib.tensor([5.0, 6.0, 7.0], requires_grad=True)
+        y = a * 2
+        y.copy_(src * 3)
+        (y * lib.tensor([1.0, 10.0, 100.0])).sum().backward()
+        grads[name] = (a.grad.tolist() if a.grad is not None else None, src.grad.tolist())
+    assert grads["mt"] == grads["torch"]
+    for lib, leaf_error in ((mt, RuntimeError), (torch, RuntimeError)):
+        w = lib.ones(2, requires_grad=True)
+        with pytest.raises(leaf_error): w.copy_(lib.zeros(2))
+        with pytest.raises(TypeError, match=r"copy_\(\): argument 'other' \(position 1\) must be Tensor, not list"):
+            w.copy_([1.0, 2.0])
