@@ -104,7 +104,10 @@ def assert_same(ours, want, what):
     want = np.asarray(want)
     assert got.dtype == want.dtype, f"{what}: dtype {got.dtype}, numpy gives {want.dtype}"
     assert got.shape == want.shape, f"{what}: shape {got.shape}, numpy gives {want.shape}"
-    if want.dtype.kind == "f": np.testing.assert_allclose(got, want, equal_nan=True, err_msg=what, **TOL[want.dtype])
+    if want.dtype.kind == "f":
+        np.testing.assert_allclose(got, want, equal_nan=True, err_msg=what, **TOL[want.dtype])
+        zeros = want == 0
+        np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(want[zeros]), err_msg=f"{what}: signed zeros")
     else: np.testing.assert_array_equal(got, want, err_msg=what)
 
 
