@@ -151,12 +151,6 @@ def _ufunc_dtype(name, *dtypes):
 
 _ELEMENTWISE_UFUNCS = {op.ufunc: op for op in OPS.values() if op.kind != "reduce"}  # numpy's f(x) on an NDArray
 
-# %% ../nbs/05_strides.ipynb #ddd0bec7
-# the op table's earlier form, read by chapter 06 until it reads OPS
-UNARY = {name: op.ufunc for name, op in OPS.items() if op.kind == "unary"}
-BINARY = {name: op.ufunc for name, op in OPS.items() if op.kind == "binary"}
-REDUCE = {name: (op.ufunc, op.identity) for name, op in OPS.items() if op.kind == "reduce"}
-
 # %% ../nbs/05_strides.ipynb #029c2a4a
 def tensor_map(fn, out, out_shape, out_strides, out_offset, a, a_strides, a_offset):
     "out[i] = fn(a[i]) for every index i of out_shape (a is already broadcast to out_shape)."
@@ -329,8 +323,7 @@ def copy_all(self: Backend, x, dtype):
 def shortcut(hook, general, *args):
     "hook(*args), a backend's one-call shortcut; general(*args), the general path, where the hook declines."
     out = hook(*args)
-    # None and False: chapter 06's backends still decline that way; accepted until they return NotImplemented
-    return general(*args) if out is NotImplemented or out is None or out is False else out
+    return general(*args) if out is NotImplemented else out
 
 # %% ../nbs/05_strides.ipynb #da1beaa5
 def as_numpy_view(x):
