@@ -9,8 +9,8 @@ __all__ = ['cpu_position_of', 'CHUNK', 'inline', 'inline_identity', 'PAR', 'nega
            'subtract_', 'multiply_', 'divide_', 'power_', 'floor_divide_', 'remainder_', 'arctan2_', 'maximum_',
            'minimum_', 'equal_', 'not_equal_', 'less_', 'less_equal_', 'greater_', 'greater_equal_', 'logical_and_',
            'logical_or_', 'logical_xor_', 'bitwise_and_', 'bitwise_or_', 'bitwise_xor_', 'MAP_KERNELS', 'ZIP_KERNELS',
-           'sum_', 'prod_', 'max_', 'min_', 'any_', 'all_', 'REDUCE_KERNELS', 'TILE_I', 'TILE_K', 'TILE_J',
-           'TILE_CANDIDATES', 'matmul_tuner', 'SUPPORTED', 'PARALLEL_MIN', 'NUMPY_SIMD_OPS', 'UFUNC_WORKERS',
+           'STALE_CACHE_DROPPED', 'sum_', 'prod_', 'max_', 'min_', 'any_', 'all_', 'REDUCE_KERNELS', 'TILE_I', 'TILE_K',
+           'TILE_J', 'TILE_CANDIDATES', 'matmul_tuner', 'SUPPORTED', 'PARALLEL_MIN', 'NUMPY_SIMD_OPS', 'UFUNC_WORKERS',
            'cpu_backend', 'WELFORD_ROWS', 'RSQRT_MAGIC', 'position_of', 'coalesce', 'split_rows', 'map_loop',
            'zip_loop', 'scalars', 'negative_kernel', 'positive_kernel', 'abs_kernel', 'square_kernel', 'sign_kernel',
            'invert_kernel', 'logical_not_kernel', 'exp_kernel', 'expm1_kernel', 'log_kernel', 'log1p_kernel',
@@ -279,7 +279,7 @@ def drop_stale_cache(kernel=None):
     except OSError: return False  # nowhere to write: Numba can't cache here either
     return True
 
-drop_stale_cache()
+STALE_CACHE_DROPPED = drop_stale_cache()  # True when this import found the cached kernels stale
 
 # %% ../../nbs/06a_cpu_kernels.ipynb #d9277a3b
 @njit(**PAR)
