@@ -81,7 +81,7 @@ OPS.update((op.name, op) for op in [
     Op("negative",      "unary",  np.negative,      lambda x: -x,                                              "negative", "neg"),
     Op("positive",      "unary",  np.positive,      lambda x: +x,                                              "positive", "pos"),
     Op("abs",           "unary",  np.abs,           lambda x: abs(x),                                          "abs", "abs"),
-    Op("exp",           "unary",  np.exp,           lambda x: math.inf if x > EXP_MAX else math.exp(x),        "exp"),
+    Op("exp",           "unary",  np.exp,           lambda x: x * math.inf if x > EXP_MAX else math.exp(x),    "exp"),
     Op("expm1",         "unary",  np.expm1,         lambda x: math.inf if x > EXP_MAX else math.expm1(x),      "expm1"),
     Op("log",           "unary",  np.log,           lambda x: math.log(x) if x > 0 else -math.inf if x == 0 else math.nan, "log"),
     Op("log1p",         "unary",  np.log1p,         lambda x: math.log1p(x) if x > -1 else -math.inf if x == -1 else math.nan, "log1p"),
@@ -96,9 +96,10 @@ OPS.update((op.name, op) for op in [
     Op("sqrt",          "unary",  np.sqrt,          lambda x: math.sqrt(x) if x >= 0 else math.nan,            "sqrt"),
     Op("square",        "unary",  np.square,        lambda x: x * x,                                           "square"),
     Op("sign",          "unary",  np.sign,          lambda x: x if x != x else 1 if x > 0 else -1 if x < 0 else 0, "sign"),
-    Op("floor",         "unary",  np.floor,         lambda x: math.floor(x) if abs(x) < INT_EXACT else x,      "floor"),
-    Op("ceil",          "unary",  np.ceil,          lambda x: math.ceil(x) if abs(x) < INT_EXACT else x,       "ceil"),
-    Op("rint",          "unary",  np.rint,          lambda x: round(x + 0.0) if abs(x) < INT_EXACT else x,     "round"),
+    # copysign: Python's floor and round give an int, which has no -0.0; numpy's floor(-0.0) and ceil(-0.5) are -0.0
+    Op("floor",         "unary",  np.floor,         lambda x: math.copysign(math.floor(x), x) if abs(x) < INT_EXACT else x, "floor"),
+    Op("ceil",          "unary",  np.ceil,          lambda x: math.copysign(math.ceil(x), x) if abs(x) < INT_EXACT else x, "ceil"),
+    Op("rint",          "unary",  np.rint,          lambda x: math.copysign(round(x + 0.0), x) if abs(x) < INT_EXACT else x, "round"),
     Op("logical_not",   "unary",  np.logical_not,   lambda x: not x,                                           "logical_not"),
     Op("isnan",         "unary",  np.isnan,         lambda x: x != x,                                          "isnan"),
     Op("isinf",         "unary",  np.isinf,         lambda x: abs(x) == math.inf,                              "isinf"),
@@ -136,8 +137,8 @@ OPS.update((op.name, op) for op in [
 OPS.update((op.name, op) for op in [
     Op("sum",           "reduce", np.add,           lambda acc, x: acc + x,                                    "sum", None, 0),
     Op("prod",          "reduce", np.multiply,      lambda acc, x: acc * x,                                    "prod", None, 1),
-    Op("max",           "reduce", np.maximum,       lambda acc, x: acc if acc > x or acc != acc else x,        "max"),
-    Op("min",           "reduce", np.minimum,       lambda acc, x: acc if acc < x or acc != acc else x,        "min"),
+    Op("max",           "reduce", np.maximum,       lambda acc, x: x if not acc > x and acc == acc else acc,   "max"),
+    Op("min",           "reduce", np.minimum,       lambda acc, x: x if not acc < x and acc == acc else acc,   "min"),
     Op("any",           "reduce", np.logical_or,    lambda acc, x: acc or x,                                   "any", None, False),
     Op("all",           "reduce", np.logical_and,   lambda acc, x: acc and x,                                  "all", None, True),
 ])
@@ -149,12 +150,6 @@ def _ufunc_dtype(name, *dtypes):
         return OPS[name].ufunc(*(np.ones(1, dt) for dt in dtypes)).dtype
 
 _ELEMENTWISE_UFUNCS = {op.ufunc: op for op in OPS.values() if op.kind != "reduce"}  # numpy's f(x) on an NDArray
-
-# %% ../nbs/05_strides.ipynb #ddd0bec7
-# the op table's earlier form, read by chapter 06 until it reads OPS
-UNARY = {name: op.ufunc for name, op in OPS.items() if op.kind == "unary"}
-BINARY = {name: op.ufunc for name, op in OPS.items() if op.kind == "binary"}
-REDUCE = {name: (op.ufunc, op.identity) for name, op in OPS.items() if op.kind == "reduce"}
 
 # %% ../nbs/05_strides.ipynb #029c2a4a
 def tensor_map(fn, out, out_shape, out_strides, out_offset, a, a_strides, a_offset):
@@ -328,8 +323,7 @@ def copy_all(self: Backend, x, dtype):
 def shortcut(hook, general, *args):
     "hook(*args), a backend's one-call shortcut; general(*args), the general path, where the hook declines."
     out = hook(*args)
-    # None and False: chapter 06's backends still decline that way; accepted until they return NotImplemented
-    return general(*args) if out is NotImplemented or out is None or out is False else out
+    return general(*args) if out is NotImplemented else out
 
 # %% ../nbs/05_strides.ipynb #da1beaa5
 def as_numpy_view(x):

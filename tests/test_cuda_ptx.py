@@ -3,8 +3,10 @@ types CudaBackend launches it with. Numba's simulator runs kernels as Python, so
 does, without a GPU: Numba's CUDA target, NVVM and libdevice (the dev extra's `nvidia-nvvm` and
 `nvidia-cuda-runtime` wheels), no driver. A typing or lowering error in any kernel, in any branch, fails here.
 
-The kernels are found, not listed: every numba CUDA dispatcher in the package's loaded modules must have an
-entry in SIGNATURES, so a new kernel without one fails `test_every_kernel_has_launch_signatures`."""
+The kernels are found, not listed: every numba CUDA dispatcher in the package's loaded modules (and in the
+module's dict of op-table kernels, GPU_KERNELS) must have an entry in SIGNATURES, so a new kernel without one
+fails `test_every_kernel_has_launch_signatures`. The op-table kernels' entries are generated from the table,
+with numpy's type rules, so a new row of the table is compiled here without a line added to this file."""
 import importlib
 import importlib.metadata
 import os
@@ -16,7 +18,9 @@ import numba
 import pytest
 from numba import cuda, types
 
+import numpy as np
 import minitorch_nb  # noqa: F401  (loads every module the package face imports)
+from minitorch_nb import ndarray as nd
 
 KERNELS_MODULE = "minitorch_nb.backends.cuda"  # the module that defines the CUDA kernels (CudaBackend's launch sites)
 
@@ -28,8 +32,8 @@ CC = (9, 0)  # Hopper: H100 and H200
 
 # --- argument types, as the launch sites in CudaBackend pass them --------------------------------------------------
 # Every buffer is a 1-D C-contiguous device array (numba_cuda.device_array(size) / to_device, or buffer[offset:]);
-# shape/stride metadata (_meta) and gather/scatter positions (_dev) are int64 device arrays; Python ints (offsets,
-# sizes, the op index) are int64, Python bools (accumulate, is_max) booleans; fill's value is a numpy scalar of
+# shape/stride metadata (_meta) and gather/scatter positions (_dev) are int64 device arrays; Python ints (offsets
+# and sizes) are int64, Python bools (accumulate, is_max) booleans; fill's value is a numpy scalar of
 # the array's dtype (np.asarray(fill_value, dtype)[()]).
 F32, F64, I64, BOOL = types.float32, types.float64, types.int64, types.boolean
 META = types.Array(I64, 1, "C")
@@ -37,24 +41,32 @@ META = types.Array(I64, 1, "C")
 def buf(dtype):
     return types.Array(dtype, 1, "C")
 
-def map_sig(out, a): return (I64, buf(out), META, I64, buf(a), META, I64, META, I64)
-def zip_sig(out, a): return (I64, buf(out), META, I64, buf(a), META, I64, buf(a), META, I64, META, I64)
+def map_sig(out, a): return (buf(out), META, I64, buf(a), META, I64, META, I64)
+def zip_sig(out, a): return (buf(out), META, I64, buf(a), META, I64, buf(a), META, I64, META, I64)
 def where_sig(d): return (buf(d), META, I64, buf(BOOL), META, I64, buf(d), META, I64, buf(d), META, I64, META, I64)
 def copy_sig(out, a): return (buf(out), META, I64, buf(a), META, I64, META, I64)
-def reduce_sig(d): return (I64, buf(d), META, I64, buf(d), META, I64, META, I64, I64, I64)
+def reduce_sig(d): return (buf(d), META, I64, buf(d), META, I64, META, I64, I64, I64)
 def arg_reduce_sig(d): return (BOOL, buf(I64), META, I64, buf(d), META, I64, META, I64, I64, I64)
 def naive_sig(d): return (buf(d), META, I64, buf(d), META, I64, buf(d), META, I64, META, I64, I64, I64)
 TILED_SIG = (buf(F32), buf(F32), buf(F32), I64, I64, I64)  # float32 only: CudaBackend.matmul's fast path
 
+def row_signatures(op):
+    """The launch types of an op-table row's kernel: for each input dtype numpy accepts for the row (of float32,
+    float64, int64, bool), the output dtype numpy's type rules give (chapter 05's _ufunc_dtype, _reduce_dtype):
+    what NDArray allocates before CudaBackend launches the kernel (exp of bools gives float16, for instance)."""
+    sigs = []
+    for d in map(np.dtype, ("float32", "float64", "int64", "bool")):
+        try:
+            if op.kind == "unary": sigs.append(map_sig(numba.from_dtype(nd._ufunc_dtype(op.name, d)), numba.from_dtype(d)))
+            elif op.kind == "binary": sigs.append(zip_sig(numba.from_dtype(nd._ufunc_dtype(op.name, d, d)), numba.from_dtype(d)))
+            else: sigs.append(reduce_sig(numba.from_dtype(nd._reduce_dtype(op.name, d))))  # reduce casts its input first
+        except TypeError:  # numpy has no loop for this dtype (bitwise ops of floats...): NDArray refuses before a launch
+            pass
+    return sorted(set(sigs), key=str)
+
 FLOATS = (F32, F64)
 SIGNATURES = {  # kernel -> the argument types it is launched with (dtypes: out first, then inputs)
-    # map: f(x) keeps float dtypes; logical_not gives bool (of floats or bools); ints stay int (negative, abs)
-    # or become float64 (exp of int64), as numpy's type resolution (_ufunc_dtype) says
-    "gpu_map_kernel": [map_sig(d, d) for d in FLOATS] + [map_sig(BOOL, d) for d in (F32, F64, BOOL)]
-                      + [map_sig(I64, I64), map_sig(F64, I64)],
-    # zip: arithmetic keeps the dtype; comparisons give bool; int64 true division gives float64
-    "gpu_zip_kernel": [zip_sig(d, d) for d in FLOATS + (I64,)] + [zip_sig(BOOL, d) for d in FLOATS + (I64, BOOL)]
-                      + [zip_sig(F64, I64)],
+    **{f"GPU_KERNELS[{name}]": row_signatures(op) for name, op in nd.OPS.items()},  # one per op-table row
     "gpu_where_kernel": [where_sig(d) for d in FLOATS + (I64, BOOL)],
     # copy: contiguous(), views, setitem; and astype between every pair the reductions and .float() use
     "gpu_copy_kernel": [copy_sig(d, d) for d in FLOATS + (I64, BOOL)]
@@ -63,8 +75,6 @@ SIGNATURES = {  # kernel -> the argument types it is launched with (dtypes: out 
     "gpu_fill_kernel": [(buf(d), I64, I64, d) for d in FLOATS + (I64, BOOL)],
     "gpu_take_kernel": [(buf(d), I64, buf(d), META) for d in FLOATS + (I64, BOOL)],
     "gpu_put_kernel": [(buf(d), META, buf(d), META, I64, META, BOOL) for d in FLOATS + (I64, BOOL)],
-    # reduce: sum/prod/max/min on floats; any/all on bools; sum of bools or ints in int64 (_reduce_dtype)
-    "gpu_reduce_kernel": [reduce_sig(d) for d in FLOATS + (BOOL, I64)],
     "gpu_arg_reduce_kernel": [arg_reduce_sig(d) for d in FLOATS + (I64,)],
     "gpu_matmul_naive": [naive_sig(d) for d in FLOATS],
     "gpu_matmul_tiled": [TILED_SIG],
@@ -79,13 +89,16 @@ SHARED_BYTES = {  # kernels that stage tiles in shared memory: float32 tiles of 
 }
 
 def cuda_dispatchers():
-    "Every numba CUDA dispatcher (kernel or device function) in the loaded minitorch_nb modules, by name."
+    """Every numba CUDA dispatcher (kernel or device function) in the loaded minitorch_nb modules, by name, and in
+    their dicts of dispatchers (GPU_KERNELS: name[key])."""
     found = {}
     mods = [kernels] + [m for n, m in sorted(sys.modules.items()) if n.split(".")[0] == "minitorch_nb" and m]
     for mod in mods:
         for name, obj in vars(mod).items():
-            if isinstance(obj, cuda.dispatcher.CUDADispatcher) and all(obj is not o for o in found.values()):
-                found.setdefault(name, obj)
+            items = obj.items() if isinstance(obj, dict) else [(None, obj)]
+            for key, value in items:
+                if isinstance(value, cuda.dispatcher.CUDADispatcher) and all(value is not o for o in found.values()):
+                    found.setdefault(name if key is None else f"{name}[{key}]", value)
     return found
 
 DISPATCHERS = cuda_dispatchers()
@@ -216,3 +229,15 @@ def test_device_functions_ask_the_driver():
             cuda.compile_ptx(calls_device_function, sig, cc=CC)
     ptx, _ = cuda.compile_ptx(calls_device_function, sig, cc=CC)  # with the stand-in (the module's fixture)
     assert re.search(r"^\.target sm_90\b", ptx, re.MULTILINE)
+
+def test_every_op_table_row_has_a_kernel_with_signatures():
+    "The generated entries cover the table: a row whose every dtype numpy refuses would have no kernel to test."
+    assert {name for name in DISPATCHERS if name.startswith("GPU_KERNELS[")} == {f"GPU_KERNELS[{n}]" for n in nd.OPS}
+    assert all(SIGNATURES[f"GPU_KERNELS[{n}]"] for n in nd.OPS), [n for n in nd.OPS if not SIGNATURES[f"GPU_KERNELS[{n}]"]]
+
+def test_guarded_float32_math_is_rounded_once_when_stored():
+    "exp's guard compares with a float64 constant: a float32 input passes through float64, and is rounded on the store."
+    ptx, _ = compile_one("GPU_KERNELS[exp]", map_sig(F32, F32))
+    assert "cvt.f64.f32" in ptx and "cvt.rn.f32.f64" in ptx
+    ptx, _ = compile_one("GPU_KERNELS[add]", zip_sig(F32, F32))
+    assert not re.search(r"\.f64\b", ptx), "a guard-free row stays in float32"

@@ -9,7 +9,7 @@ def test_cuda_kernels_under_the_simulator():
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(script.parent))
     result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "11 simulator checks passed" in result.stdout, result.stdout
+    assert "12 simulator checks passed" in result.stdout, result.stdout
 
 def test_streams_and_events_without_cuda_say_so():
     import pytest

@@ -172,11 +172,47 @@ def test_tiled_kernel_on_sizes_that_are_not_multiples_of_the_tiles(rng):
         np.testing.assert_allclose(out, a @ b, rtol=1e-10, atol=1e-10)
 
 
-def test_rare_ops_and_dtypes_fall_back_to_numpy():
+def test_every_row_of_the_op_table_has_a_kernel():
+    assert set(bc.cpu_backend.kernels) == set(nd.OPS)
+    assert all(kernel is getattr(bc, f"{name}_kernel") for name, kernel in bc.cpu_backend.kernels.items())
+    assert bc.NUMPY_SIMD_OPS <= set(nd.OPS), bc.NUMPY_SIMD_OPS - set(nd.OPS)  # the fast path names table rows
+
+
+def test_float16_and_rows_added_after_import_fall_back_to_numpy(monkeypatch):
     x = nd.array(np.array([1.0, 2.0], np.float16), device="cpu")  # Numba has no float16 arrays
     np.testing.assert_array_equal((x + x).to_numpy(), np.array([2.0, 4.0], np.float16))
     y = nd.array(np.array([1.0, -1.0]), device="cpu")
     np.testing.assert_allclose(y.__array_namespace__().atan2(y, y).to_numpy(), np.arctan2([1.0, -1.0], [1.0, -1.0]))
+    monkeypatch.setattr(nd, "OPS", dict(nd.OPS))
+    monkeypatch.setattr(nd, "_ELEMENTWISE_UFUNCS", dict(nd._ELEMENTWISE_UFUNCS))
+    monkeypatch.setattr(nd.ArrayNamespace, "hypot", None, raising=False)
+    nd.add_op(nd.Op("hypot", "binary", np.hypot, lambda u, v: np.sqrt(u * u + v * v), "hypot"))
+    assert "hypot" not in bc.cpu_backend.kernels  # no compiled kernel: the row runs numpy's loop
+    np.testing.assert_allclose(y.__array_namespace__().hypot(y, y * 2.0).to_numpy(), np.hypot([1.0, -1.0], [2.0, -2.0]))
+
+
+def test_cached_kernels_follow_an_edited_scalar_function(tmp_path):
+    """Numba checks a cached kernel against its own file only, and the scalar functions live in ndarray.py:
+    a copy of the package whose ndarray.py changes a row's scalar function must not load the old kernel."""
+    import os, shutil, subprocess, sys
+    from pathlib import Path
+    shutil.copytree(Path(mt.__file__).parent, tmp_path / "minitorch_nb", ignore=shutil.ignore_patterns("__pycache__"))
+    probe = ("import numpy as np; from minitorch_nb.backends import cpu; x, o, s = np.array([1.5]), np.empty(1), "
+             "np.array([1]); cpu.negative_kernel(o, s, 0, x, s, 0, s); "
+             "print(o[0], sum(cpu.negative_kernel.stats.cache_hits.values()))")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    def run():
+        out = subprocess.run([sys.executable, "-c", probe], env=env, cwd=tmp_path, capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr[-2000:]
+        return out.stdout.split()
+    assert run() == ["-1.5", "0"]  # compiled, and written to the cache
+    assert run() == ["-1.5", "1"]  # loaded from the cache
+    source = tmp_path / "minitorch_nb" / "ndarray.py"
+    row = 'Op("negative",      "unary",  np.negative,      lambda x: -x,'
+    assert source.read_text().count(row) == 1
+    source.write_text(source.read_text().replace(row, row.replace("lambda x: -x,", "lambda x: -x - 1,")))
+    assert run() == ["-2.5", "0"]  # the edited function: compiled again, not loaded from the stale cache
+    assert run() == ["-2.5", "1"]
 
 
 def test_tensor_ops_and_gradients_on_cpu_match_torch(rng):
