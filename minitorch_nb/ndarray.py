@@ -95,7 +95,7 @@ OPS.update((op.name, op) for op in [
     Op("tanh",          "unary",  np.tanh,          lambda x: math.tanh(x),                                    "tanh"),
     Op("sqrt",          "unary",  np.sqrt,          lambda x: math.sqrt(x) if x >= 0 else math.nan,            "sqrt"),
     Op("square",        "unary",  np.square,        lambda x: x * x,                                           "square"),
-    Op("sign",          "unary",  np.sign,          lambda x: x if x != x else 1 if x > 0 else -1 if x < 0 else 0, "sign"),
+    Op("sign",          "unary",  np.sign,          lambda x: x if x != x else int(x > 0) - int(x < 0),    "sign"),
     # copysign: Python's floor and round give an int, which has no -0.0; numpy's floor(-0.0) and ceil(-0.5) are -0.0
     Op("floor",         "unary",  np.floor,         lambda x: math.copysign(math.floor(x), x) if abs(x) < INT_EXACT else x, "floor"),
     Op("ceil",          "unary",  np.ceil,          lambda x: math.copysign(math.ceil(x), x) if abs(x) < INT_EXACT else x, "ceil"),
