@@ -1042,7 +1042,7 @@ class Learner:
                 self.pred = self.model(self.xb)
                 self.loss = self.loss_fn(self.pred, self.yb)
                 self("after_loss")
-                (self.loss / k if k > 1 else self.loss).backward()  # ÷k: k micro-batches make one batch
+                self._backward(pending == 0)
                 self("after_backward")
                 pending += 1
                 if pending == k: self._step(); pending = 0
@@ -1051,7 +1051,17 @@ class Learner:
         if pending: self._step()  # a last, incomplete group of micro-batches still counts
         self.training = False
 
+    def _backward(self, first):
+        "Backward with weight n/(k·n₀) (n₀: the group's first micro-batch); `_step` rescales the group to its share."
+        n, k = len(self.yb), self.accumulate
+        if k == 1: return self.loss.backward()
+        if first: self._n_first, self._n_group = n, 0
+        (self.loss * (n / self._n_first) / k).backward()  # equal sizes: exactly loss / k
+        self._n_group += n
+
     def _step(self):
+        if self.accumulate > 1 and self._n_group != self.accumulate * self._n_first:
+            _scale_grads(self.opt, self.accumulate * self._n_first / self._n_group)  # each micro-batch by its share
         self.opt.step()
         self("after_step")
         if self.scheduler is not None and self.scheduler_every == "batch": self.scheduler.step()
@@ -1078,6 +1088,12 @@ def _epoch_step(learn):
     if not isinstance(learn.scheduler, ReduceLROnPlateau): return learn.scheduler.step()
     metric = learn.valid_results[0] if learn.valid_results is not None else np.mean(learn.recorder._epoch_losses)
     learn.scheduler.step(metric)
+
+def _scale_grads(opt, factor):
+    "Multiply every gradient the optimizer holds by `factor`, in place."
+    for group in opt.param_groups:
+        for p in group["params"]:
+            if p.grad is not None: p.grad.data *= factor; p.grad._version.value += 1
 
 def _set_mode(model, training):
     "model.train(mode) when the model has it (any callable works as a model)."

@@ -246,6 +246,36 @@ def test_gradient_accumulation_seed_example_and_helper():
     for chunk in (x[:2], x[2:]): loss(chunk).backward()
     assert w.grad.item() == 60.0
 
+def test_learner_accumulation_weights_each_micro_batch_by_its_share():
+    "Accumulation over micro-batches of 3, 3, 3, 1 equals one big batch; an incomplete last group steps on its own mean."
+    from minitorch_nb.learner import Learner
+    rng = np.random.default_rng(7)
+    x, y = rng.standard_normal((10, 3)).astype(np.float32), rng.standard_normal((10, 1)).astype(np.float32)
+    w0 = rng.standard_normal((1, 3)).astype(np.float32)
+    batches = [(mt.tensor(x[i:i + 3]), mt.tensor(y[i:i + 3])) for i in range(0, 10, 3)]   # sizes 3, 3, 3, 1
+
+    def fitted(k, lr=0.1):
+        model = mt.nn.Linear(3, 1, bias=False)
+        model.weight.data[...] = w0
+        Learner(model, mt.nn.MSELoss(), SGD(model.parameters(), lr=lr), batches, accumulate=k,
+                progress=False, verbose=False).fit(1)
+        return model.weight.data.copy()
+
+    def big_batch_steps(groups, lr=0.1):
+        "SGD on one big batch per group of examples, the reference (with PyTorch)."
+        tw = torch.tensor(w0, requires_grad=True)
+        for rows in groups:
+            tw.grad = None
+            torch.nn.functional.mse_loss(torch.tensor(x[rows]) @ tw.T, torch.tensor(y[rows])).backward()
+            with torch.no_grad(): tw -= lr * tw.grad
+        return tw.detach().numpy()
+
+    np.testing.assert_allclose(fitted(4), big_batch_steps([slice(0, 10)]), rtol=1e-5, atol=1e-6)   # 3+3+3+1 in one
+    # k=3: a full group of 9, then the last example alone, whose gradient must not be divided by 3
+    np.testing.assert_allclose(fitted(3), big_batch_steps([slice(0, 9), slice(9, 10)]), rtol=1e-5, atol=1e-6)
+    # k=2: groups 3+3 and 3+1, the second weighted 3/4 and 1/4 as accumulate_gradients does
+    np.testing.assert_allclose(fitted(2), big_batch_steps([slice(0, 6), slice(6, 10)]), rtol=1e-5, atol=1e-6)
+
 def test_optimizer_state_bytes():
     ps = [mt.tensor(np.zeros((100, 1000), np.float32), requires_grad=True)]
     assert optimizer_state_bytes(SGD(ps)) == 0
