@@ -706,6 +706,15 @@ def shares_memory(a, b):
     if a.buffer is not b.buffer or a.size == 0 or b.size == 0: return False
     return bool(np.intersect1d(a.positions().ravel(), b.positions().ravel()).size)
 
+# %% ../nbs/05_strides.ipynb #825dd0b2
+@patch
+def layout_repr(self: NDArray):
+    "The array's layout in one line: shape, strides (elements), offset, dtype, device and contiguity."
+    shape, strides, offset = self.layout
+    kind = "contiguous" if self.is_contiguous() else "non-contiguous view"
+    return (f"NDArray(shape={list(shape)}, strides={list(strides)}, offset={offset}, dtype={self.dtype}, "
+            f"device={self.device!r}, {kind})")
+
 # %% ../nbs/05_strides.ipynb #73448701
 def view_strides(shape, strides, new_shape):
     """Strides that show the elements of (shape, strides) in `new_shape` without copying, or None if impossible.
