@@ -1056,9 +1056,10 @@ def logcumsumexp(input: Tensor, dim, *, axis=None):
     d = _one_dim(input, _dim_arg(dim, axis, "logcumsumexp"), "logcumsumexp")
     x = input.reshape(1) if input.ndim == 0 else input
     n, k = x.shape[d], 1
-    while k < n:
-        x = cat([_slice(x, d, 0, k), _logaddexp(_slice(x, d, 0, n - k), _slice(x, d, k, n))], d)
-        k *= 2
+    with np.errstate(divide="ignore"):  # log(0) of two -infs is -inf, as it should be
+        while k < n:
+            x = cat([_slice(x, d, 0, k), _logaddexp(_slice(x, d, 0, n - k), _slice(x, d, k, n))], d)
+            k *= 2
     return x.reshape(input.shape)
 
 # %% ../nbs/01_tensor.ipynb #79808de9
@@ -1128,6 +1129,7 @@ def flip(input: Tensor, *args, dims=None):
     "Reverse the order of elements along `dims`: x.flip(0, 1), x.flip((0, 1)) or flip(x, dims=(0, 1))."
     dims = _shape_args(args) if dims is None else ((dims,) if isinstance(dims, int) else tuple(dims))
     d = _dims(dims, input.ndim)
+    if input.ndim == 0: return input.clone()  # one element: nothing to reverse
     if len(d) != len(dims): raise RuntimeError(f"flip: a dim appears multiple times in the list of dims {list(dims)}")
     return Flip.apply(input, d) if d else input.clone()
 
@@ -1144,6 +1146,7 @@ def roll(input: Tensor, shifts, dims=None):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     out = input
     for s, dim in zip(shifts, dims):
+        if out.ndim == 0: raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         d = _one_dim(out, dim, "roll")
         n = out.shape[d] if out.ndim else 1
         if out.ndim and n and s % n:  # the last s elements move to the front
@@ -1318,7 +1321,7 @@ def masked_select(input: Tensor, mask):
     "The elements of `input` where `mask` (broadcast) is True, as a 1-D tensor; a gather, so it has a gradient."
     if not isinstance(mask, Tensor) or mask.dtype != bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
-    shape = broadcast_shapes(input.shape, mask.shape)
+    shape = broadcast_shapes(input.shape, mask.shape) or (1,)  # 0-d: one element, selected or not
     return input.expand(shape)[mask.expand(shape).nonzero(as_tuple=True)]
 
 # %% ../nbs/01_tensor.ipynb #fe5e859a

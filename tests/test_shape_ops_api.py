@@ -1,6 +1,7 @@
 """Chapter 01's scans, sorts, strided views, einsum, selection, factories and assert_close against PyTorch:
 values, dtypes, gradients (random, broadcast and non-contiguous inputs), exception types, finite differences.
 Runs on 'numpy' and 'cpu' here, and once more on 'cuda' under Numba's CUDA simulator in a child process."""
+import builtins
 import os
 import subprocess
 import sys
@@ -414,3 +415,59 @@ def test_repeat_interleave_of_counts_alone_and_one_element_repeats(dev):
     check(mt.repeat_interleave(c), torch.repeat_interleave(tc))
     m, t = pair(X[:2, :3], dev)
     check(m.repeat_interleave(mt.tensor([2]).to(dev), dim=1), t.repeat_interleave(torch.tensor([2]), dim=1))
+
+EDGES = {
+ "cumsum0d": lambda L: L.cumsum(L.tensor(2.), 0), "cumsum_empty": lambda L: L.cumsum(L.ones(0, 3), 0),
+ "cummax0d": lambda L: L.cummax(L.tensor(2.), 0), "cummin_empty": lambda L: L.cummin(L.ones(2, 0), 1),
+ "lcse_inf": lambda L: L.logcumsumexp(L.tensor([-float("inf"), 0., -float("inf")]), 0),
+ "lcse_allinf": lambda L: L.logcumsumexp(L.tensor([-float("inf"), -float("inf")]), 0),
+ "prod0d": lambda L: L.prod(L.tensor(3.)), "prod0d_dim": lambda L: L.prod(L.tensor(3.), 0),
+ "prod_empty": lambda L: L.prod(L.ones(0)), "prod_empty_dim": lambda L: L.ones(2, 0).prod(1),
+ "roll0d": lambda L: L.roll(L.tensor(3.), 1), "roll0d_dim": lambda L: L.roll(L.tensor(3.), 1, 0),
+ "roll_empty": lambda L: L.roll(L.ones(0, 2), 1, 0),
+ "flip0d": lambda L: L.flip(L.tensor(3.), (0,)), "flip_empty_dims": lambda L: L.flip(L.ones(2), ()),
+ "diag_empty": lambda L: L.diagonal(L.ones(2, 3), 5),
+ "sort_empty": lambda L: L.sort(L.ones(0)), "topk0": lambda L: L.topk(L.ones(3), 0),
+ "topk0d": lambda L: L.topk(L.tensor(2.), 1), "argsort0d": lambda L: L.argsort(L.tensor(2.)),
+ "nonzero_empty": lambda L: L.nonzero(L.zeros(2, 3)), "nonzero0d_zero": lambda L: L.nonzero(L.tensor(0.)),
+ "masked0d": lambda L: L.masked_select(L.tensor(2.), L.tensor(True)),
+ "repeat0d": lambda L: L.tensor(2.).repeat(3), "repeat_zero": lambda L: L.ones(2).repeat(0),
+ "ri0d": lambda L: L.repeat_interleave(L.tensor(2.), 3), "ri_dim_neg": lambda L: L.repeat_interleave(L.ones(2, 3), 2, dim=-1),
+ "unflatten_neg": lambda L: L.ones(2, 6).unflatten(-1, (3, 2)),
+ "einsum0d": lambda L: L.einsum("", L.tensor(3.)), "einsum_scalar_mul": lambda L: L.einsum(",i", L.tensor(2.), L.ones(2)),
+ "einsum_ellipsis_out_only": lambda L: L.einsum("ij->...ij", L.ones(2, 2)),
+ "tril_big_k": lambda L: L.tril(L.ones(2, 2), 5), "triu_neg_big": lambda L: L.triu(L.ones(2, 3), -5),
+ "unfold_full": lambda L: L.arange(4.).unfold(0, 4, 3), "unfold_size0": lambda L: L.arange(4.).unfold(0, 0, 1),
+ "isclose_int_atol": lambda L: L.isclose(L.tensor([1, 5]), L.tensor([2, 5]), atol=1, rtol=0),
+ "isclose_bool": lambda L: L.isclose(L.tensor([True]), L.tensor([False])),
+ "var_mean_all": lambda L: L.var_mean(L.arange(4.)), "std_mean_unb": lambda L: L.std_mean(L.arange(4.), 0, False),
+ "cumsum_bool": lambda L: L.cumsum(L.tensor([True, True]), 0),
+ "cummax_bool": lambda L: L.cummax(L.tensor([False, True, False]), 0),
+ "sort_bool_desc": lambda L: L.sort(L.tensor([False, True, False]), descending=True, stable=True),
+ "diag_neg_2d": lambda L: L.diag(L.arange(9.).reshape(3, 3), -1),
+ "roll_neg": lambda L: L.roll(L.arange(5), -7),
+}
+
+def outcome(fn, lib):
+    "An op's result as plain data, or the type of the exception it raised."
+    try: r = fn(lib)
+    except Exception as e: return type(e).__name__
+    parts = list(r) if isinstance(r, tuple) else [r]
+    return [(dtype_name(p.dtype), tuple(p.shape), np.asarray(p.detach().numpy() if isinstance(p, torch.Tensor)
+             else p.detach().to("numpy").numpy()).tolist()) for p in parts]
+
+@pytest.mark.parametrize("name", EDGES)
+def test_empty_zero_dimensional_and_extreme_inputs_match_torch(name):
+    got, want = outcome(EDGES[name], mt), outcome(EDGES[name], torch)
+    if isinstance(want, str):  # an exception: ours must be of torch's type (or a subclass)
+        assert isinstance(got, str) and issubclass(getattr(builtins, got), getattr(builtins, want)), (got, want)
+    else: assert str(got) == str(want), (got, want)
+
+def test_logcumsumexp_gradient_at_minus_infinity_is_the_exact_one():
+    "PyTorch gives nan for the -inf element; its true derivative is 1 (out[0] = x[0]; later terms weigh exp(-inf))."
+    y = mt.tensor([-float("inf"), 0., 1.], dtype=mt.float64, requires_grad=True)
+    y.logcumsumexp(0).sum().backward()
+    x = torch.tensor([-float("inf"), 0., 1.], dtype=torch.float64, requires_grad=True)
+    x.logcumsumexp(0).sum().backward()
+    assert torch.isnan(x.grad[0]) and y.grad.tolist()[0] == 1.0
+    np.testing.assert_allclose(y.grad.numpy()[1:], x.grad.numpy()[1:], rtol=1e-12)
