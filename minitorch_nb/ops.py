@@ -1188,6 +1188,7 @@ class DiagonalScatter(Function):
     @staticmethod
     def backward(ctx, grad): return Diagonal.apply(grad, *ctx.args)
 
+# %% ../nbs/01_tensor.ipynb #82b84b46
 @patch
 def diagonal(input: Tensor, offset=0, dim1=0, dim2=1):
     "The diagonal of dims dim1, dim2 (above it for offset > 0) as a new last dimension: a view, as in PyTorch."
@@ -1207,7 +1208,7 @@ def diag(input: Tensor, diagonal=0):
     if input.ndim == 2: return input.diagonal(diagonal).clone()
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
 
-# %% ../nbs/01_tensor.ipynb #82b84b46
+# %% ../nbs/01_tensor.ipynb #5ed7bc16
 class Unfold(Function):
     "Windows of `size` every `step` along `dim`, as a strided view; the gradient adds each window back."
     @staticmethod
@@ -1236,7 +1237,7 @@ def unfold(self: Tensor, dimension, size, step):
     out._version = self._version
     return out.reshape(size) if self.ndim == 0 else out
 
-# %% ../nbs/01_tensor.ipynb #ca561827
+# %% ../nbs/01_tensor.ipynb #f88e158c
 return_types_sort = namedtuple("sort", ["values", "indices"])
 return_types_topk = namedtuple("topk", ["values", "indices"])
 
@@ -1277,7 +1278,7 @@ def topk(input: Tensor, k, dim=-1, largest=True, sorted=True):
     if input.ndim == 0: values, indices = values.reshape(()), indices.reshape(())
     return return_types_topk(values, indices)
 
-# %% ../nbs/01_tensor.ipynb #7cf4de16
+# %% ../nbs/01_tensor.ipynb #f6d376f7
 @patch
 def isclose(input: Tensor, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     "|input - other| <= atol + rtol * |other|, elementwise; infinities are close only to themselves."
@@ -1300,7 +1301,7 @@ def allclose(input: Tensor, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     "True if every element of `input` is close to `other` (see isclose)."
     return bool(input.isclose(other, rtol, atol, equal_nan).all())
 
-# %% ../nbs/01_tensor.ipynb #f6d376f7
+# %% ../nbs/01_tensor.ipynb #fe5e859a
 @patch
 def nonzero(input: Tensor, *, as_tuple=False):
     "Indices of the nonzero elements: an (n, ndim) int64 tensor, or one index tensor per dimension."
@@ -1324,7 +1325,7 @@ def masked_select(input: Tensor, mask):
     shape = broadcast_shapes(input.shape, mask.shape) or (1,)  # 0-d: one element, selected or not
     return input.expand(shape)[mask.expand(shape).nonzero(as_tuple=True)]
 
-# %% ../nbs/01_tensor.ipynb #fe5e859a
+# %% ../nbs/01_tensor.ipynb #ca4c3460
 @patch
 def repeat(self: Tensor, *sizes):
     "Tile the tensor `sizes[i]` times along each dimension (leading new dimensions allowed)."
@@ -1354,7 +1355,7 @@ def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None
     if (counts < 0).any(): raise RuntimeError("repeats can not be negative")
     return x[(slice(None),) * d + (np.repeat(np.arange(x.shape[d]), counts),)]
 
-# %% ../nbs/01_tensor.ipynb #01f985af
+# %% ../nbs/01_tensor.ipynb #ebe6f51f
 def var_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=None, axis=None):
     "(var, mean) over `dim`, as torch.var_mean."
     return (input.var(dim, unbiased, keepdim, correction=correction, axis=axis),
@@ -1377,7 +1378,7 @@ def unflatten(input: Tensor, dim, sizes):
     sizes = tuple(n // known if s == -1 else s for s in sizes)
     return input.reshape(*input.shape[:d], *sizes, *input.shape[d + 1:])
 
-# %% ../nbs/01_tensor.ipynb #ebe6f51f
+# %% ../nbs/01_tensor.ipynb #f6d1e324
 def _new_factory(factory):
     def new(self, *size, dtype=None, device=None, requires_grad=False):
         return factory(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
@@ -1397,7 +1398,7 @@ def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad=Fal
     "`tensor(data)` (a copy) with this tensor's dtype and device unless given."
     return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
-# %% ../nbs/01_tensor.ipynb #f6d1e324
+# %% ../nbs/01_tensor.ipynb #8f385cbc
 _NUMPY_KINDS = "fiub"
 
 def from_numpy(ndarray):
@@ -1424,7 +1425,7 @@ class inference_mode(set_grad_enabled):
         return self(mode)  # @inference_mode without parentheses: decorate the function now
     def __init__(self, mode=True): super().__init__(not mode)
 
-# %% ../nbs/01_tensor.ipynb #04c7a71d
+# %% ../nbs/01_tensor.ipynb #6d313bdc
 def _einsum_terms(equation, n_operands):
     "Split 'ij,jk->ik' into input terms and the output term (None when implicit), checking the characters."
     eq = equation.replace(" ", "")
@@ -1456,7 +1457,7 @@ def _einsum_labels(term, ndim, n_ellipsis, k):
     e = ndim - len(letters)
     return list(before) + list(range(n_ellipsis - e, n_ellipsis)) + list(after)
 
-# %% ../nbs/01_tensor.ipynb #6d313bdc
+# %% ../nbs/01_tensor.ipynb #8aeecf21
 def _take_diagonals(t, labels, k):
     "A label repeated within one operand ('ii') reads the diagonal of those dimensions."
     for label in list(dict.fromkeys(labels)):
@@ -1491,7 +1492,7 @@ def _contract(a, la, b, lb, keep):
     out = a.reshape(*a.shape[:nb], m, k) @ b.reshape(*b.shape[:nb], k, n)
     return out.reshape(*out.shape[:nb], *a.shape[nb:na], *b.shape[nb + len(summed):]), batch + only_a + only_b
 
-# %% ../nbs/01_tensor.ipynb #8aeecf21
+# %% ../nbs/01_tensor.ipynb #e14b5e1a
 def _einsum_output(terms, out, n_ellipsis):
     "The output's labels: given after '->', or '...' then the letters used once, in alphabetical order."
     if out is None:
@@ -1515,6 +1516,7 @@ def _check_sizes(ops):
                 raise RuntimeError(f"einsum(): subscript {l} has size {n} for operand {k} which does not broadcast with "
                                    f"previously seen size {size[l]}")
 
+# %% ../nbs/01_tensor.ipynb #1e5314c6
 def einsum(equation, *operands):
     "Einstein summation, e.g. einsum('bij,bjk->bik', a, b): diagonals, sums and batched matmuls of views."
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)): operands = tuple(operands[0])
@@ -1535,7 +1537,7 @@ def einsum(equation, *operands):
     t, labels = _sum_out(t, labels, set(target))
     return t.permute(*[labels.index(l) for l in target]) if target else t
 
-# %% ../nbs/01_tensor.ipynb #beef23e7
+# %% ../nbs/01_tensor.ipynb #55ebf71a
 _TOLERANCES = {float16: (1e-3, 1e-5), np.dtype("float32"): (1.3e-6, 1e-5), float64: (1e-7, 1e-7)}  # (rtol, atol)
 
 def _tolerances(dtypes, rtol, atol):
@@ -1575,7 +1577,7 @@ def _mismatch_message(a, e, matches, rtol, atol, scalars):
             f"Greatest absolute difference: {abs_diff[i_abs].item()} at index {at(i_abs)}{allowed(atol)}\n"
             f"Greatest relative difference: {rel_diff[i_rel].item()} at index {at(i_rel)}{allowed(rtol)}")
 
-# %% ../nbs/01_tensor.ipynb #c24e4fe0
+# %% ../nbs/01_tensor.ipynb #8d208d06
 def _close_arrays(a, e, rtol, atol, equal_nan, check_dtype, scalars, where_, msg):
     if a.shape != e.shape: raise AssertionError(msg or f"The values for attribute 'shape' do not match: "
                                                 f"{list(a.shape)} != {list(e.shape)}.{where_}")
@@ -1592,6 +1594,7 @@ def _close_arrays(a, e, rtol, atol, equal_nan, check_dtype, scalars, where_, msg
     if not matches.all():
         raise AssertionError(msg or _mismatch_message(a, e, matches, rtol, atol, scalars) + where_)
 
+# %% ../nbs/01_tensor.ipynb #d2268814
 def assert_close(actual, expected, *, rtol=None, atol=None, equal_nan=False, check_dtype=True, msg=None,
                  allow_subclasses=True, check_device=True, check_layout=True, check_stride=False, _path=""):
     """Raise AssertionError unless `actual` and `expected` are close (PyTorch's torch.testing.assert_close):
@@ -1624,7 +1627,7 @@ def assert_close(actual, expected, *, rtol=None, atol=None, equal_nan=False, che
         return None
     raise TypeError(f"No comparison pair was able to handle inputs of type {type(actual)} and {type(expected)}.")
 
-# %% ../nbs/01_tensor.ipynb #d2268814
+# %% ../nbs/01_tensor.ipynb #d378ddae
 _SHAPE_FORMS = ("cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "prod", "tril", "triu", "flip", "roll",
                 "diagonal", "diag", "sort", "argsort", "msort", "topk", "isclose", "allclose", "nonzero", "argwhere",
                 "masked_select", "repeat_interleave", "unflatten")
