@@ -948,6 +948,7 @@ def _const(like, arr):
 
 def _one_dim(x, dim, name):
     "Normalise a single `dim` (0-d tensors accept 0 and -1)."
+    if dim is None: raise TypeError(f"{name}() missing 1 required argument: 'dim'")
     if not isinstance(dim, (int, np.integer)): raise TypeError(f"{name}(): dim must be an int, got {type(dim).__name__}")
     return _dims(int(dim), x.ndim)[0] if x.ndim else 0
 
@@ -967,7 +968,7 @@ def _scan_input(x, dim, dtype, name):
     return x.reshape(1) if x.ndim == 0 else x, _one_dim(x, dim, name)
 
 @patch
-def cumsum(input: Tensor, dim, *, dtype=None, axis=None):
+def cumsum(input: Tensor, dim=None, *, dtype=None, axis=None):
     "Running sum along `dim`: out[i] = x[0] + ... + x[i]."
     x, d = _scan_input(input, _dim_arg(dim, axis, "cumsum"), dtype, "cumsum")
     return Cumsum.apply(x, d).reshape(input.shape)
@@ -995,7 +996,7 @@ def _cumprod_grad(x, out, grad, d):
     return (where(later, skip.cumprod(-1), 0) * gl.unsqueeze(-2)).sum(-1).transpose(d, -1)
 
 @patch
-def cumprod(input: Tensor, dim, *, dtype=None, axis=None):
+def cumprod(input: Tensor, dim=None, *, dtype=None, axis=None):
     "Running product along `dim`: out[i] = x[0] * ... * x[i]."
     x, d = _scan_input(input, _dim_arg(dim, axis, "cumprod"), dtype, "cumprod")
     return Cumprod.apply(x, d).reshape(input.shape)
@@ -1032,12 +1033,12 @@ def _running_extremum(x, dim, largest, name):
     return kind(values, Tensor._make(xp.reshape(idx, x.shape)))
 
 @patch
-def cummax(input: Tensor, dim, *, axis=None):
+def cummax(input: Tensor, dim=None, *, axis=None):
     "Running maximum along `dim`, with the index where each was found: (values, indices)."
     return _running_extremum(input, _dim_arg(dim, axis, "cummax"), True, "cummax")
 
 @patch
-def cummin(input: Tensor, dim, *, axis=None):
+def cummin(input: Tensor, dim=None, *, axis=None):
     "Running minimum along `dim`, with the index where each was found: (values, indices)."
     return _running_extremum(input, _dim_arg(dim, axis, "cummin"), False, "cummin")
 
@@ -1049,7 +1050,7 @@ def _logaddexp(a, b):
     return m + ((a - m).exp() + (b - m).exp()).log()
 
 @patch
-def logcumsumexp(input: Tensor, dim, *, axis=None):
+def logcumsumexp(input: Tensor, dim=None, *, axis=None):
     "log(cumsum(exp(x))) along `dim`, stable: a scan of logaddexp, built from Tensor operations."
     if input.dtype.kind != "f":
         raise NotImplementedError(f"logcumsumexp needs a floating point tensor, got {input.dtype}; use .float()")

@@ -230,6 +230,8 @@ def exception_type(fn, lib):
 ERRORS = {
     "cumsum_dim": lambda L: L.cumsum(L.ones(3), 5),
     "cumprod_dim": lambda L: L.ones(2, 3).cumprod(-3),
+    "cumsum_no_dim": lambda L: L.cumsum(L.ones(3)),
+    "cummax_no_dim": lambda L: L.ones(3).cummax(),
     "cummax_dim": lambda L: L.cummax(L.ones(3), 1),
     "logcumsumexp_int": lambda L: L.logcumsumexp(L.tensor([1, 2]), 0),
     "prod_tuple": lambda L: L.prod(L.ones(2, 3), (0, 1)),
@@ -471,3 +473,33 @@ def test_logcumsumexp_gradient_at_minus_infinity_is_the_exact_one():
     x.logcumsumexp(0).sum().backward()
     assert torch.isnan(x.grad[0]) and y.grad.tolist()[0] == 1.0
     np.testing.assert_allclose(y.grad.numpy()[1:], x.grad.numpy()[1:], rtol=1e-12)
+
+KEYWORDS = {
+    "cumsum": lambda L, x: L.cumsum(input=x, dim=1, dtype=L.float64),
+    "cumsum_axis": lambda L, x: L.cumsum(x, axis=1),
+    "cumprod_axis": lambda L, x: x.cumprod(axis=0),
+    "cummax": lambda L, x: L.cummax(input=x, dim=0),
+    "logcumsumexp": lambda L, x: L.logcumsumexp(input=x, dim=1),
+    "prod": lambda L, x: L.prod(input=x, dim=1, keepdim=True, dtype=L.float32),
+    "tril": lambda L, x: L.tril(input=x, diagonal=-1),
+    "roll": lambda L, x: L.roll(input=x, shifts=1, dims=0),
+    "flip": lambda L, x: L.flip(input=x, dims=[1]),
+    "diagonal": lambda L, x: L.diagonal(input=x, offset=-1, dim1=1, dim2=0),
+    "diag": lambda L, x: L.diag(input=x, diagonal=1),
+    "unfold": lambda L, x: x.unfold(dimension=1, size=2, step=2),
+    "sort": lambda L, x: L.sort(input=x, dim=0, descending=True),
+    "argsort": lambda L, x: L.argsort(input=x, dim=0),
+    "topk": lambda L, x: L.topk(input=x, k=2, dim=1, largest=False, sorted=True),
+    "isclose": lambda L, x: L.isclose(input=x, other=x * 1.001, rtol=1e-2, atol=0.0, equal_nan=False),
+    "nonzero": lambda L, x: L.nonzero(input=x > 0, as_tuple=True),
+    "masked_select": lambda L, x: L.masked_select(input=x, mask=x < 0),
+    "repeat_interleave": lambda L, x: L.repeat_interleave(input=x, repeats=2, dim=0),
+    "var_mean": lambda L, x: L.var_mean(x, dim=1, keepdim=True, correction=0),
+    "unflatten": lambda L, x: L.unflatten(input=x, dim=1, sizes=(3, 2)),
+    "new_full": lambda L, x: x.new_full(size=(2,), fill_value=1.5, dtype=L.float32),
+}
+
+@pytest.mark.parametrize("name", KEYWORDS)
+def test_keyword_names_and_axis_alias_as_in_torch(name):
+    m, t = pair(X, DEVICES[0], grad=False)
+    check(KEYWORDS[name](mt, m), KEYWORDS[name](torch, t))
