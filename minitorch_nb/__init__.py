@@ -38,6 +38,11 @@ from .ops import (zeros, ones, empty, full, zeros_like, ones_like, empty_like, f
                   detach, expand_as, reshape_as)
 abs, max, min = Tensor.abs, Tensor.max, Tensor.min  # torch.abs/max/min; every module keeps Python's builtins
 sum, pow, round, all, any = (ops.function_forms[_n] for _n in ("sum", "pow", "round", "all", "any"))
+# Chapter 01's scans, sorts, views, einsum and selection, in PyTorch's spellings; mt.testing.assert_close
+from .ops import (einsum, cumsum, cumprod, cummax, cummin, logcumsumexp, prod, tril, triu, flip, roll, diagonal, diag,
+                  sort, argsort, msort, topk, isclose, allclose, nonzero, argwhere, masked_select, repeat_interleave,
+                  unflatten, var_mean, std_mean, from_numpy, as_tensor, inference_mode)
+from . import testing
 from . import nn  # 02
 from .nn import save, load
 from . import optim, learner  # 03

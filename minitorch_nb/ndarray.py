@@ -1133,11 +1133,45 @@ class ArrayNamespace:
     def std(self, x, axis=None, keepdims=False, correction=0):
         return self.sqrt(self.var(x, axis, keepdims, correction))
 
+    # scans, sorting and searching (Array API); sorting and nonzero take a documented round trip through the host
+    def cumulative_sum(self, x, axis=None, dtype=None, include_initial=False):
+        return _cumulative("add", "sum", x, axis, dtype, include_initial)
+    def cumulative_prod(self, x, axis=None, dtype=None, include_initial=False):
+        return _cumulative("multiply", "prod", x, axis, dtype, include_initial)
+    def argsort(self, x, axis=-1, descending=False, stable=True):
+        host, d = x.to_numpy(), _axes(axis, x.ndim)[0]
+        if not descending: return from_numpy(np.argsort(host, axis=d, stable=True), x.device)
+        flipped = np.argsort(np.flip(host, d), axis=d, stable=True)  # ties keep their order when reversed back
+        return from_numpy(np.ascontiguousarray(host.shape[d] - 1 - np.flip(flipped, d)), x.device)
+    def sort(self, x, axis=-1, descending=False, stable=True):
+        idx = self.argsort(x, axis, descending, stable).to_numpy()
+        return from_numpy(np.take_along_axis(x.to_numpy(), idx, _axes(axis, x.ndim)[0]), x.device)
+    def nonzero(self, x):
+        if x.ndim == 0: raise ValueError("nonzero of a 0-d array: reshape it to 1-d first")
+        return tuple(from_numpy(p.astype(np.int64), x.device) for p in np.nonzero(x.to_numpy()))
+
 def _where(c, a, b):
     "The general path of where: a new array of the broadcast shape, filled by the backend's where kernel."
     shape = broadcast_shapes(c.shape, a.shape, b.shape)
     out = empty(shape, a.dtype, a.device)
     a.backend.where(out, c.broadcast_to(shape), a.broadcast_to(shape), b.broadcast_to(shape))
+    return out
+
+def _cumulative(name, reduction, x, axis, dtype, include_initial):
+    """Inclusive scan along `axis` in log2(n) whole-array steps (Hillis and Steele): at step k every element
+    absorbs the one k places before it, so after k = 1, 2, 4, ... each holds the sum (or product) of its prefix."""
+    if axis is None and x.ndim != 1: raise ValueError(f"cumulative_{reduction} needs an axis for a {x.ndim}-d array")
+    d = _axes(0 if axis is None else axis, x.ndim)[0]
+    out = x.astype(dtype or _reduce_dtype(reduction, x.dtype), copy=True)
+    n, k, lead = out.shape[d], 1, (slice(None),) * d
+    while k < n:
+        step = elementwise(name, out[lead + (slice(k, n),)], out[lead + (slice(0, n - k),)])
+        out = out.copy()
+        out[lead + (slice(k, n),)] = step
+        k *= 2
+    if include_initial:
+        start = full(out.shape[:d] + (1,) + out.shape[d + 1:], OPS[reduction].identity, out.dtype, out.device)
+        out = namespace_for(out.device).concat([start, out], axis=d)
     return out
 
 def namespace_for(device):

@@ -10,11 +10,16 @@ __all__ = ['clip', 'return_types_max', 'return_types_min', 'concat', 'zeros_like
            'add', 'sub', 'subtract', 'mul', 'multiply', 'div', 'divide', 'true_divide', 'neg', 'negative', 'mm', 't',
            'exp', 'log', 'sin', 'cos', 'norm', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'numel', 'log1p', 'expm1', 'tan',
            'sinh', 'cosh', 'log2', 'log10', 'square', 'rsqrt', 'reciprocal', 'sign', 'floor', 'ceil', 'isnan', 'isinf',
-           'isfinite', 'amax', 'detach', 'expand_as', 'reshape_as', 'GradcheckError', 'gradcheck', 'gradgradcheck',
-           'Tanh', 'Sigmoid', 'Sqrt', 'ReLU', 'Abs', 'Maximum', 'Minimum', 'Clamp', 'ExtremumDim', 'ExtremumAll',
-           'Where', 'where', 'View', 'Cat', 'cat', 'stack', 'Clone', 'Softmax', 'LogSoftmax', 'LogSumExp',
-           'manual_seed', 'zeros', 'ones', 'empty', 'full', 'arange', 'linspace', 'eye', 'rand', 'randn', 'randint',
-           'randperm', 'full_like']
+           'isfinite', 'amax', 'detach', 'expand_as', 'reshape_as', 'return_types_cummax', 'return_types_cummin',
+           'return_types_sort', 'return_types_topk', 'cumsum', 'cumprod', 'cummax', 'cummin', 'logcumsumexp', 'prod',
+           'tril', 'triu', 'flip', 'roll', 'diagonal', 'diag', 'sort', 'argsort', 'msort', 'topk', 'isclose',
+           'allclose', 'nonzero', 'argwhere', 'masked_select', 'repeat_interleave', 'unflatten', 'GradcheckError',
+           'gradcheck', 'gradgradcheck', 'Tanh', 'Sigmoid', 'Sqrt', 'ReLU', 'Abs', 'Maximum', 'Minimum', 'Clamp',
+           'ExtremumDim', 'ExtremumAll', 'Where', 'where', 'View', 'Cat', 'cat', 'stack', 'Clone', 'Softmax',
+           'LogSoftmax', 'LogSumExp', 'manual_seed', 'zeros', 'ones', 'empty', 'full', 'arange', 'linspace', 'eye',
+           'rand', 'randn', 'randint', 'randperm', 'full_like', 'Cumsum', 'Cumprod', 'Prod', 'Flip', 'Diagonal',
+           'DiagonalScatter', 'Unfold', 'var_mean', 'std_mean', 'from_numpy', 'as_tensor', 'inference_mode', 'einsum',
+           'assert_close']
 
 # %% ../nbs/01_tensor.ipynb #71dbbcfe
 import functools
@@ -920,3 +925,714 @@ function_forms = {name: _function_form(name) for name in _FUNCTION_FORMS + _BUIL
  clip, norm, eq, ne, lt, le, gt, ge, numel, log1p, expm1, tan, sinh, cosh, log2, log10, square, rsqrt, reciprocal,
  sign, floor, ceil, isnan, isinf, isfinite, amax, detach, expand_as, reshape_as) = (
     function_forms[name] for name in _FUNCTION_FORMS)
+
+# %% ../nbs/01_tensor.ipynb #0b2f9c66
+from .autograd import GetItem, IndexAdd, tensor, set_grad_enabled
+
+def _along(index, dim):
+    "The full index that reads `index` (an integer array) along `dim`, and the matching position elsewhere."
+    return tuple(index if i == dim else np.arange(n).reshape([-1 if j == i else 1 for j in range(index.ndim)])
+                 for i, n in enumerate(index.shape))
+
+def _take_along(x, index, dim):
+    "x's elements at positions `index` along `dim`: a gather, whose gradient is a scatter-add."
+    return GetItem.apply(x, _along(index, dim), True)
+
+def _slice(x, dim, start, stop):
+    "x[..., start:stop, ...] with the slice at `dim` (a view, for tensors and arrays alike)."
+    return x[(slice(None),) * dim + (slice(start, stop),)]
+
+def _const(like, arr):
+    "A numpy array as a constant tensor on the device of `like`."
+    return Tensor._make(namespace(like.data).asarray(arr))
+
+def _one_dim(x, dim, name):
+    "Normalise a single `dim` (0-d tensors accept 0 and -1)."
+    if dim is None: raise TypeError(f"{name}() missing 1 required argument: 'dim'")
+    if not isinstance(dim, (int, np.integer)): raise TypeError(f"{name}(): dim must be an int, got {type(dim).__name__}")
+    return _dims(int(dim), x.ndim)[0] if x.ndim else 0
+
+# %% ../nbs/01_tensor.ipynb #d95e22db
+class Cumsum(Function):
+    "Running sum along `dim`; the gradient is the running sum of the gradient from the other end."
+    @staticmethod
+    def forward(ctx, a, dim):
+        ctx.dim = dim
+        return namespace(a.data).cumulative_sum(a.data, axis=dim, dtype=a.dtype)
+    @staticmethod
+    def backward(ctx, grad): return grad.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim)
+
+def _scan_input(x, dim, dtype, name):
+    "Cast as PyTorch does (integers and bools accumulate in int64) and give 0-d tensors one dimension."
+    x = x.to(dtype) if dtype is not None else (x.to(int64) if x.dtype.kind in "biu" else x)
+    return x.reshape(1) if x.ndim == 0 else x, _one_dim(x, dim, name)
+
+@patch
+def cumsum(input: Tensor, dim=None, *, dtype=None, axis=None):
+    "Running sum along `dim`: out[i] = x[0] + ... + x[i]."
+    x, d = _scan_input(input, _dim_arg(dim, axis, "cumsum"), dtype, "cumsum")
+    return Cumsum.apply(x, d).reshape(input.shape)
+
+# %% ../nbs/01_tensor.ipynb #c5b9ad1e
+class Cumprod(Function):
+    "Running product along `dim`; the backward is exact when the input has zeros."
+    @staticmethod
+    def forward(ctx, a, dim):
+        ctx.dim = dim
+        ctx.save_for_backward(a)
+        ctx.save_output()
+        return namespace(a.data).cumulative_prod(a.data, axis=dim, dtype=a.dtype)
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return _cumprod_grad(x, ctx.output, grad, ctx.dim)
+
+def _cumprod_grad(x, out, grad, d):
+    "Without zeros, (reversed cumsum of grad * out) / x; with zeros, x[k]'s products with x[k] left out."
+    if not bool((x == 0).any()): return (grad * out).flip(d).cumsum(d).flip(d) / x
+    n, xl, gl = x.shape[d], x.transpose(d, -1), grad.transpose(d, -1)
+    skip = where(_const(x, np.eye(n, dtype=bool)), 1, xl.unsqueeze(-2))  # row k: x with x[k] replaced by 1
+    later = _const(x, np.triu(np.ones((n, n), dtype=bool)))  # out[j] depends on x[k] for j >= k
+    return (where(later, skip.cumprod(-1), 0) * gl.unsqueeze(-2)).sum(-1).transpose(d, -1)
+
+@patch
+def cumprod(input: Tensor, dim=None, *, dtype=None, axis=None):
+    "Running product along `dim`: out[i] = x[0] * ... * x[i]."
+    x, d = _scan_input(input, _dim_arg(dim, axis, "cumprod"), dtype, "cumprod")
+    return Cumprod.apply(x, d).reshape(input.shape)
+
+# %% ../nbs/01_tensor.ipynb #012b2ea6
+return_types_cummax = namedtuple("cummax", ["values", "indices"])
+return_types_cummin = namedtuple("cummin", ["values", "indices"])
+
+def _scan(xp, parts, d, combine):
+    "Inclusive scan along `d` in log2(n) steps: each element absorbs the one k places before it, k = 1, 2, 4..."
+    n, k = parts[0].shape[d], 1
+    while k < n:
+        new = combine([_slice(p, d, 0, n - k) for p in parts], [_slice(p, d, k, n) for p in parts])
+        parts = [xp.concat([_slice(p, d, 0, k), q], axis=d) for p, q in zip(parts, new)]
+        k *= 2
+    return parts
+
+def _running_extremum(x, dim, largest, name):
+    "(values, indices) of the running max or min; NaN wins, and on ties the later index (PyTorch's rule)."
+    d = _one_dim(x, dim, name)
+    x1 = x.reshape(1) if x.ndim == 0 else x
+    xp = namespace(x1.data)
+    def combine(earlier, later):
+        (va, ia), (vb, ib) = earlier, later
+        better = (vb >= va) if largest else (vb <= va)
+        take = (vb != vb) | ((va == va) & better)  # v != v: NaN
+        return xp.where(take, vb, va), xp.where(take, ib, ia)
+    shape = [1] * x1.ndim
+    shape[d] = x1.shape[d]
+    positions = xp.broadcast_to(xp.reshape(xp.arange(x1.shape[d], dtype=int64), tuple(shape)), x1.shape)
+    _, idx = _scan(xp, [x1.data, positions], d, combine)
+    values = _take_along(x1, idx, d).reshape(x.shape)
+    kind = return_types_cummax if largest else return_types_cummin
+    return kind(values, Tensor._make(xp.reshape(idx, x.shape)))
+
+@patch
+def cummax(input: Tensor, dim=None, *, axis=None):
+    "Running maximum along `dim`, with the index where each was found: (values, indices)."
+    return _running_extremum(input, _dim_arg(dim, axis, "cummax"), True, "cummax")
+
+@patch
+def cummin(input: Tensor, dim=None, *, axis=None):
+    "Running minimum along `dim`, with the index where each was found: (values, indices)."
+    return _running_extremum(input, _dim_arg(dim, axis, "cummin"), False, "cummin")
+
+# %% ../nbs/01_tensor.ipynb #fc36d408
+def _logaddexp(a, b):
+    "log(exp(a) + exp(b)) without overflow; the shift m is a constant (the result does not depend on it)."
+    m = maximum(a, b).detach()
+    m = where(m.isinf(), 0.0, m)  # two -infs: shift by 0, giving -inf
+    return m + ((a - m).exp() + (b - m).exp()).log()
+
+@patch
+def logcumsumexp(input: Tensor, dim=None, *, axis=None):
+    "log(cumsum(exp(x))) along `dim`, stable: a scan of logaddexp, built from Tensor operations."
+    if input.dtype.kind != "f":
+        raise NotImplementedError(f"logcumsumexp needs a floating point tensor, got {input.dtype}; use .float()")
+    d = _one_dim(input, _dim_arg(dim, axis, "logcumsumexp"), "logcumsumexp")
+    x = input.reshape(1) if input.ndim == 0 else input
+    n, k = x.shape[d], 1
+    with np.errstate(divide="ignore"):  # log(0) of two -infs is -inf, as it should be
+        while k < n:
+            x = cat([_slice(x, d, 0, k), _logaddexp(_slice(x, d, 0, n - k), _slice(x, d, k, n))], d)
+            k *= 2
+    return x.reshape(input.shape)
+
+# %% ../nbs/01_tensor.ipynb #79808de9
+class Prod(Function):
+    "Product over one dimension or all; the gradient is the product of the *other* elements (exact with zeros)."
+    @staticmethod
+    def forward(ctx, a, dim, keepdim):
+        ctx.save_for_backward(a)
+        ctx.dim, ctx.keepdim = dim, keepdim
+        return namespace(a.data).prod(a.data, axis=dim, keepdims=keepdim)
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        if ctx.dim is None: return grad * _others_product(a.reshape(-1), 0).reshape(a.shape)
+        if not ctx.keepdim: grad = grad.unsqueeze(ctx.dim)
+        return grad * _others_product(a, ctx.dim)
+
+def _others_product(x, d):
+    "prod of x along d leaving out each element in turn: (product before it) * (product after it)."
+    n = x.shape[d]
+    if n == 0: return x
+    ones = _const(x, np.ones(x.shape[:d] + (1,) + x.shape[d + 1:], dtype=x.dtype))
+    before = cat([ones, _slice(x, d, 0, n - 1).cumprod(d)], d)
+    after = cat([ones, _slice(x.flip(d), d, 0, n - 1).cumprod(d)], d).flip(d)
+    return before * after
+
+@patch
+def prod(input: Tensor, dim=None, keepdim=False, *, dtype=None, axis=None):
+    "Product of all elements, or along one `dim`; integers and bools multiply in int64, as in PyTorch."
+    dim = _dim_arg(dim, axis, "prod")
+    if dim is not None and not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"prod(): dim must be an int, got {type(dim).__name__} (PyTorch's prod takes one dimension)")
+    x = input.to(dtype) if dtype is not None else (input.to(int64) if input.dtype.kind in "biu" else input)
+    if dim is None: return Prod.apply(x, None, False)
+    return Prod.apply(x, _one_dim(x, dim, "prod"), keepdim) if x.ndim else x
+
+# %% ../nbs/01_tensor.ipynb #04ae57e2
+def _tri(x, diagonal, upper, name):
+    if x.ndim < 2: raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    rows, cols = np.arange(x.shape[-2])[:, None], np.arange(x.shape[-1])[None, :]
+    keep = cols - rows >= diagonal if upper else cols - rows <= diagonal
+    return where(_const(x, keep), x, Tensor._make(namespace(x.data).zeros((), dtype=x.dtype)))
+
+@patch
+def tril(input: Tensor, diagonal=0):
+    "The lower triangle of the last two dimensions (on and below `diagonal`); zeros elsewhere."
+    return _tri(input, diagonal, False, "tril")
+
+@patch
+def triu(input: Tensor, diagonal=0):
+    "The upper triangle of the last two dimensions (on and above `diagonal`); zeros elsewhere."
+    return _tri(input, diagonal, True, "triu")
+
+# %% ../nbs/01_tensor.ipynb #28e19ae5
+class Flip(Function):
+    "Reverse the order along `dims` (a copy, as in PyTorch); the gradient is flipped back."
+    @staticmethod
+    def forward(ctx, a, dims):
+        ctx.dims = dims
+        xp = namespace(a.data)
+        return xp.asarray(xp.flip(a.data, axis=dims), copy=True)
+    @staticmethod
+    def backward(ctx, grad): return grad.flip(ctx.dims)
+
+@patch
+def flip(input: Tensor, *args, dims=None):
+    "Reverse the order of elements along `dims`: x.flip(0, 1), x.flip((0, 1)) or flip(x, dims=(0, 1))."
+    dims = _shape_args(args) if dims is None else ((dims,) if isinstance(dims, int) else tuple(dims))
+    d = _dims(dims, input.ndim)
+    if input.ndim == 0: return input.clone()  # one element: nothing to reverse
+    if len(d) != len(dims): raise RuntimeError(f"flip: a dim appears multiple times in the list of dims {list(dims)}")
+    return Flip.apply(input, d) if d else input.clone()
+
+@patch
+def roll(input: Tensor, shifts, dims=None):
+    "Shift elements along `dims` (of the flattened tensor when None), wrapping around the end."
+    if dims is None:
+        if not isinstance(shifts, int) and len(shifts) != 1: raise RuntimeError(
+            f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+        return input.flatten().roll(shifts if isinstance(shifts, int) else shifts[0], 0).reshape(input.shape)
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    out = input
+    for s, dim in zip(shifts, dims):
+        if out.ndim == 0: raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        d = _one_dim(out, dim, "roll")
+        n = out.shape[d] if out.ndim else 1
+        if out.ndim and n and s % n:  # the last s elements move to the front
+            out = cat([_slice(out, d, n - s % n, n), _slice(out, d, 0, n - s % n)], d)
+    return out
+
+# %% ../nbs/01_tensor.ipynb #1b523ba0
+def _restride(arr, shape, strides):
+    "A view of arr's memory from its first element, with strides in arr's own units (bytes for numpy)."
+    if isinstance(arr, np.ndarray): return np.lib.stride_tricks.as_strided(arr, shape, strides)
+    return arr.as_strided(shape, strides, arr.offset)
+
+def _diagonal_view(arr, offset, d1, d2):
+    "The diagonal of dims d1, d2 as the last dimension: start at the first element, step along both."
+    start = [slice(None)] * arr.ndim
+    start[d2 if offset >= 0 else d1] = slice(abs(offset), None)
+    a = arr[tuple(start)]
+    keep = [i for i in range(arr.ndim) if i not in (d1, d2)]
+    return _restride(a, [a.shape[i] for i in keep] + [min(a.shape[d1], a.shape[d2])],
+                     [a.strides[i] for i in keep] + [a.strides[d1] + a.strides[d2]])
+
+class Diagonal(Function):
+    "A view of a diagonal; its gradient writes into the diagonal of zeros."
+    @staticmethod
+    def forward(ctx, a, offset, d1, d2):
+        ctx.args, ctx.shape = (offset, d1, d2), a.shape
+        return _diagonal_view(a.data, offset, d1, d2)
+    @staticmethod
+    def backward(ctx, grad): return DiagonalScatter.apply(grad, ctx.shape, *ctx.args)
+
+class DiagonalScatter(Function):
+    "Zeros of `shape` with `a` on a diagonal; its gradient reads that diagonal back."
+    @staticmethod
+    def forward(ctx, a, shape, offset, d1, d2):
+        ctx.args = (offset, d1, d2)
+        out = namespace(a.data).zeros(shape, dtype=a.dtype)
+        _diagonal_view(out, offset, d1, d2)[...] = a.data
+        return out
+    @staticmethod
+    def backward(ctx, grad): return Diagonal.apply(grad, *ctx.args)
+
+# %% ../nbs/01_tensor.ipynb #82b84b46
+@patch
+def diagonal(input: Tensor, offset=0, dim1=0, dim2=1):
+    "The diagonal of dims dim1, dim2 (above it for offset > 0) as a new last dimension: a view, as in PyTorch."
+    d1, d2 = _dims(dim1, input.ndim)[0], _dims(dim2, input.ndim)[0]
+    if input.ndim < 2: raise RuntimeError(f"diagonal needs at least 2 dimensions, got {input.ndim}")
+    if d1 == d2: raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    out = Diagonal.apply(input, offset, d1, d2)
+    out._version = input._version  # a view: writes through it change input's storage
+    return out
+
+@patch
+def diag(input: Tensor, diagonal=0):
+    "A 1-D tensor becomes a square matrix with it on `diagonal`; a matrix gives (a copy of) that diagonal."
+    if input.ndim == 1:
+        n = input.shape[0] + abs(diagonal)
+        return DiagonalScatter.apply(input, (n, n), diagonal, 0, 1)
+    if input.ndim == 2: return input.diagonal(diagonal).clone()
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+
+# %% ../nbs/01_tensor.ipynb #5ed7bc16
+class Unfold(Function):
+    "Windows of `size` every `step` along `dim`, as a strided view; the gradient adds each window back."
+    @staticmethod
+    def forward(ctx, a, d, size, step):
+        n, windows = a.shape[d], (a.shape[d] - size) // step + 1
+        ctx.shape, ctx.d = a.shape, d
+        ctx.index = (slice(None),) * d + (np.arange(windows)[:, None] * step + np.arange(size),)
+        s = a.data.strides
+        return _restride(a.data, a.shape[:d] + (windows,) + a.shape[d + 1:] + (size,),
+                         s[:d] + (s[d] * step,) + s[d + 1:] + (s[d],))
+    @staticmethod
+    def backward(ctx, grad):
+        d, last = ctx.d, grad.ndim - 1  # the window axis goes back next to the window-start axis
+        g = grad.permute(*range(d + 1), last, *range(d + 1, last))
+        return IndexAdd.apply(g, ctx.index, True, ctx.shape)
+
+@patch
+def unfold(self: Tensor, dimension, size, step):
+    "All windows of `size` elements, `step` apart, along `dimension`; a new last dimension holds each window."
+    x = self.reshape(1) if self.ndim == 0 else self
+    d = _one_dim(x, dimension, "unfold")
+    if step <= 0: raise RuntimeError(f"step is {step} but must be > 0")
+    if not 0 <= size <= x.shape[d]:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {x.shape[d]} but size is {size}")
+    out = Unfold.apply(x, d, size, step)
+    out._version = self._version
+    return out.reshape(size) if self.ndim == 0 else out
+
+# %% ../nbs/01_tensor.ipynb #f88e158c
+return_types_sort = namedtuple("sort", ["values", "indices"])
+return_types_topk = namedtuple("topk", ["values", "indices"])
+
+def _argsort(x, d, descending):
+    "Stable argsort along d. Descending: sort the reversed array, reverse the answer (ties keep their order)."
+    xp = namespace(x.data)
+    if not descending: return xp.argsort(x.data, axis=d, stable=True)
+    flipped = xp.argsort(xp.flip(x.data, axis=d), axis=d, stable=True)
+    return (x.shape[d] - 1) - xp.flip(flipped, axis=d)
+
+@patch
+def sort(input: Tensor, dim=-1, descending=False, stable=False, *, axis=None):
+    "(values, indices) sorted along `dim`; NaN counts as the largest value; always stable here."
+    if input.ndim == 0: return return_types_sort(input.clone(), _result(namespace(input.data).zeros((), dtype=int64)))
+    d = _one_dim(input, _dim_arg(dim, axis, "sort"), "sort")
+    idx = _argsort(input, d, descending)
+    return return_types_sort(_take_along(input, idx, d), Tensor._make(idx))
+
+@patch
+def argsort(input: Tensor, dim=-1, descending=False, stable=False, *, axis=None):
+    "The indices that sort `input` along `dim`."
+    return input.sort(_dim_arg(dim, axis, "argsort"), descending).indices
+
+@patch
+def msort(input: Tensor):
+    "Sorted along the first dimension (values only)."
+    return input.sort(0).values
+
+@patch
+def topk(input: Tensor, k, dim=-1, largest=True, sorted=True):
+    "The k largest (or smallest) elements along `dim` and their indices, largest first."
+    x = input.reshape(1) if input.ndim == 0 else input
+    d = _one_dim(x, dim, "topk")
+    if not 0 <= k <= x.shape[d]: raise RuntimeError(f"selected index k out of range: k = {k}, but dimension {d} "
+                                                    f"has {x.shape[d]} elements")
+    values, indices = x.sort(d, descending=largest)
+    values, indices = _slice(values, d, 0, k), _slice(indices, d, 0, k)
+    if input.ndim == 0: values, indices = values.reshape(()), indices.reshape(())
+    return return_types_topk(values, indices)
+
+# %% ../nbs/01_tensor.ipynb #f6d376f7
+@patch
+def isclose(input: Tensor, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    "|input - other| <= atol + rtol * |other|, elementwise; infinities are close only to themselves."
+    if not isinstance(other, Tensor):
+        raise TypeError(f"isclose(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    if input.dtype != other.dtype: raise RuntimeError(f"isclose: {input.dtype} did not match {other.dtype}")
+    broadcast_shapes(input.shape, other.shape)
+    a, b = input.data, other.data
+    xp = namespace(a)
+    close = a == b
+    if input.dtype.kind == "b": return _result(close)
+    if input.dtype.kind in "iu": a, b = xp.astype(a, float64), xp.astype(b, float64)
+    if equal_nan: close = close | (xp.isnan(a) & xp.isnan(b))
+    with np.errstate(invalid="ignore"):  # inf - inf is nan: not close, and no warning
+        error = xp.abs(a - b)
+        return _result(close | (xp.isfinite(error) & (error <= atol + rtol * xp.abs(b))))
+
+@patch
+def allclose(input: Tensor, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    "True if every element of `input` is close to `other` (see isclose)."
+    return bool(input.isclose(other, rtol, atol, equal_nan).all())
+
+# %% ../nbs/01_tensor.ipynb #fe5e859a
+@patch
+def nonzero(input: Tensor, *, as_tuple=False):
+    "Indices of the nonzero elements: an (n, ndim) int64 tensor, or one index tensor per dimension."
+    x = input.reshape(1) if input.ndim == 0 else input
+    xp = namespace(x.data)
+    parts = xp.nonzero(x.data)
+    if as_tuple: return tuple(Tensor._make(xp.astype(p, int64)) for p in parts)
+    if input.ndim == 0: return Tensor._make(xp.zeros((parts[0].shape[0], 0), dtype=int64))
+    return Tensor._make(xp.astype(xp.stack(parts, axis=1), int64))
+
+@patch
+def argwhere(input: Tensor):
+    "Indices of the nonzero elements as an (n, ndim) tensor (nonzero's default form)."
+    return input.nonzero()
+
+@patch
+def masked_select(input: Tensor, mask):
+    "The elements of `input` where `mask` (broadcast) is True, as a 1-D tensor; a gather, so it has a gradient."
+    if not isinstance(mask, Tensor) or mask.dtype != bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    shape = broadcast_shapes(input.shape, mask.shape) or (1,)  # 0-d: one element, selected or not
+    return input.expand(shape)[mask.expand(shape).nonzero(as_tuple=True)]
+
+# %% ../nbs/01_tensor.ipynb #ca4c3460
+@patch
+def repeat(self: Tensor, *sizes):
+    "Tile the tensor `sizes[i]` times along each dimension (leading new dimensions allowed)."
+    sizes = _shape_args(sizes)
+    if len(sizes) < self.ndim: raise RuntimeError("Number of dimensions of repeat dims can not be smaller than "
+                                                  "number of dimensions of tensor")
+    if any(r < 0 for r in sizes): raise RuntimeError(f"repeat: negative repeats {list(sizes)}")
+    shape = (1,) * (len(sizes) - self.ndim) + self.shape
+    spread = self.reshape([v for n in shape for v in (1, n)])  # a size-1 axis before each, to expand
+    return spread.expand([v for r, n in zip(sizes, shape) for v in (r, n)]).reshape([r * n for r, n in zip(sizes, shape)])
+
+@patch
+def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None):
+    "Repeat each element (or slice along `dim`) `repeats` times, an int or one count per element."
+    if repeats is None: return arange(input.shape[0], device=input.device).repeat_interleave(input)  # counts only
+    x = input.flatten() if dim is None else input
+    d = _one_dim(x, 0 if dim is None else dim, "repeat_interleave")
+    if isinstance(repeats, Tensor) and repeats.numel() == 1: repeats = int(repeats.item())
+    if isinstance(repeats, int):
+        if repeats < 0: raise RuntimeError("repeats can not be negative")
+        x = x.unsqueeze(d + 1)
+        return x.expand(*x.shape[:d + 1], repeats, *x.shape[d + 2:]).flatten(d, d + 1)
+    counts = np.asarray(repeats.detach().to("numpy").numpy())  # the output's size depends on them: on the host
+    if counts.ndim != 1 or counts.shape[0] != x.shape[d]:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                           f"{counts.shape[0] if counts.ndim else counts.size} and input.size({d}) = {x.shape[d]}")
+    if (counts < 0).any(): raise RuntimeError("repeats can not be negative")
+    return x[(slice(None),) * d + (np.repeat(np.arange(x.shape[d]), counts),)]
+
+# %% ../nbs/01_tensor.ipynb #ebe6f51f
+def var_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=None, axis=None):
+    "(var, mean) over `dim`, as torch.var_mean."
+    return (input.var(dim, unbiased, keepdim, correction=correction, axis=axis),
+            input.mean(_dim_arg(dim, axis, "var_mean"), keepdim))
+
+def std_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=None, axis=None):
+    "(std, mean) over `dim`, as torch.std_mean."
+    return (input.std(dim, unbiased, keepdim, correction=correction, axis=axis),
+            input.mean(_dim_arg(dim, axis, "std_mean"), keepdim))
+
+@patch
+def unflatten(input: Tensor, dim, sizes):
+    "Split dimension `dim` into `sizes` (one of them may be -1)."
+    d = _one_dim(input, dim, "unflatten")
+    sizes, n = tuple(sizes), input.shape[d]
+    known = math.prod(s for s in sizes if s != -1)
+    if sizes.count(-1) > 1 or (known != n if -1 not in sizes else known == 0 or n % known):
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
+                           f"({n}) in the input tensor")
+    sizes = tuple(n // known if s == -1 else s for s in sizes)
+    return input.reshape(*input.shape[:d], *sizes, *input.shape[d + 1:])
+
+# %% ../nbs/01_tensor.ipynb #f6d1e324
+def _new_factory(factory):
+    def new(self, *size, dtype=None, device=None, requires_grad=False):
+        return factory(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+    new.__name__ = "new_" + factory.__name__
+    new.__doc__ = f"`{factory.__name__}` with this tensor's dtype and device unless given."
+    return new
+
+Tensor.new_zeros, Tensor.new_ones, Tensor.new_empty = map(_new_factory, (zeros, ones, empty))
+
+@patch
+def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    "`full` with this tensor's dtype and device unless given."
+    return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+@patch
+def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad=False):
+    "`tensor(data)` (a copy) with this tensor's dtype and device unless given."
+    return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+# %% ../nbs/01_tensor.ipynb #8f385cbc
+_NUMPY_KINDS = "fiub"
+
+def from_numpy(ndarray):
+    "A tensor that shares memory with a numpy array: writes to either show in the other."
+    if not isinstance(ndarray, np.ndarray): raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    if ndarray.dtype.kind not in _NUMPY_KINDS:
+        raise TypeError(f"can't convert np.ndarray of type {ndarray.dtype}. The only supported types are: "
+                        "float64, float32, float16, int64, int32, int16, int8, uint64, uint32, uint16, uint8, and bool.")
+    return Tensor._make(ndarray)
+
+def as_tensor(data, dtype=None, device=None):
+    "`data` as a tensor, without a copy when it already is one (or a numpy array) of that dtype and device."
+    if isinstance(data, Tensor): return data.to(dtype=dtype, device=device)
+    if isinstance(data, np.ndarray) and (dtype is None or np.dtype(dtype) == data.dtype) and device in (None, "numpy"):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype, device=device)
+
+class inference_mode(set_grad_enabled):
+    "No graph is recorded inside (a context manager, or a decorator with or without parentheses)."
+    def __new__(cls, mode=True):
+        self = super().__new__(cls)
+        if not callable(mode): return self
+        self.__init__()
+        return self(mode)  # @inference_mode without parentheses: decorate the function now
+    def __init__(self, mode=True): super().__init__(not mode)
+
+# %% ../nbs/01_tensor.ipynb #6d313bdc
+def _einsum_terms(equation, n_operands):
+    "Split 'ij,jk->ik' into input terms and the output term (None when implicit), checking the characters."
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    for i, ch in enumerate(eq):
+        if not (ch.isascii() and ch.isalpha()) and ch not in ".,->":
+            raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string, subscripts "
+                               "must be in [a-zA-Z]")
+    for k, term in enumerate(terms + ([rhs] if arrow else [])):
+        if term.replace("...", "").count(".") or term.count("...") > 1:
+            raise RuntimeError(f"einsum(): found '.' for operand {k} that is not part of any ellipsis")
+    if len(terms) > n_operands: raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    if len(terms) < n_operands: raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    return terms, (rhs if arrow else None)
+
+def _einsum_labels(term, ndim, n_ellipsis, k):
+    "One label per dimension: letters, and (0..E-1) for the dimensions '...' covers, aligned from the right."
+    letters = term.replace("...", "")
+    if "..." not in term:
+        if len(letters) != ndim: raise RuntimeError(
+            f"einsum(): the number of subscripts in the equation ({len(letters)}) does not match the number of "
+            f"dimensions ({ndim}) for operand {k} and no ellipsis was given")
+        return list(letters)
+    if len(letters) > ndim: raise RuntimeError(
+        f"einsum(): the number of subscripts in the equation ({len(letters)}) is more than the number of "
+        f"dimensions ({ndim}) for operand {k}")
+    before, after = term.split("...")
+    e = ndim - len(letters)
+    return list(before) + list(range(n_ellipsis - e, n_ellipsis)) + list(after)
+
+# %% ../nbs/01_tensor.ipynb #8aeecf21
+def _take_diagonals(t, labels, k):
+    "A label repeated within one operand ('ii') reads the diagonal of those dimensions."
+    for label in list(dict.fromkeys(labels)):
+        while labels.count(label) > 1:
+            p = labels.index(label)
+            q = labels.index(label, p + 1)
+            if t.shape[p] != t.shape[q]: raise RuntimeError(f"einsum(): subscript {label} is repeated for operand {k} "
+                                                            f"but the sizes don't match, {t.shape[q]} != {t.shape[p]}")
+            t = t.diagonal(0, p, q)
+            labels = [l for i, l in enumerate(labels) if i not in (p, q)] + [label]
+    return t, labels
+
+def _sum_out(t, labels, keep):
+    "Sum over the labels no later step needs."
+    drop = [i for i, l in enumerate(labels) if l not in keep]
+    return (t.sum(drop) if drop else t), [l for l in labels if l in keep]
+
+def _contract(a, la, b, lb, keep):
+    "Two operands into one with a (batched) matmul: shared labels still needed are batch, the others summed."
+    shared = [l for l in la if l in lb]
+    batch, summed = [l for l in shared if l in keep], [l for l in shared if l not in keep]
+    only_a, only_b = [l for l in la if l not in lb], [l for l in lb if l not in la]
+    for l in summed:  # a size-1 side of a summed label broadcasts: expand it to the other's size
+        i, j = la.index(l), lb.index(l)
+        if a.shape[i] != b.shape[j]:
+            if a.shape[i] == 1: a = a.expand(*a.shape[:i], b.shape[j], *a.shape[i + 1:])
+            else: b = b.expand(*b.shape[:j], a.shape[i], *b.shape[j + 1:])
+    a = a.permute(*[la.index(l) for l in batch + only_a + summed])
+    b = b.permute(*[lb.index(l) for l in batch + summed + only_b])
+    nb, na = len(batch), len(batch) + len(only_a)
+    m, k, n = math.prod(a.shape[nb:na]), math.prod(a.shape[na:]), math.prod(b.shape[nb + len(summed):])
+    out = a.reshape(*a.shape[:nb], m, k) @ b.reshape(*b.shape[:nb], k, n)
+    return out.reshape(*out.shape[:nb], *a.shape[nb:na], *b.shape[nb + len(summed):]), batch + only_a + only_b
+
+# %% ../nbs/01_tensor.ipynb #e14b5e1a
+def _einsum_output(terms, out, n_ellipsis):
+    "The output's labels: given after '->', or '...' then the letters used once, in alphabetical order."
+    if out is None:
+        letters = "".join(terms).replace("...", "")
+        return list(range(n_ellipsis)) + sorted(l for l in set(letters) if letters.count(l) == 1)
+    letters = out.replace("...", "")
+    for l in letters:
+        if letters.count(l) > 1: raise RuntimeError(f"einsum(): output subscript {l} appears more than once in the output")
+        if l not in "".join(terms): raise RuntimeError(f"einsum(): output subscript {l} does not appear in the "
+                                                      "equation for any input operand")
+    if "..." not in out: return list(letters)
+    before, after = out.split("...")
+    return list(before) + list(range(n_ellipsis)) + list(after)
+
+def _check_sizes(ops):
+    "Each label has one size across operands (or 1, which broadcasts)."
+    size = {}
+    for k, (t, labels) in enumerate(ops):
+        for l, n in zip(labels, t.shape):
+            if n != 1 and size.setdefault(l, n) != n:
+                raise RuntimeError(f"einsum(): subscript {l} has size {n} for operand {k} which does not broadcast with "
+                                   f"previously seen size {size[l]}")
+
+# %% ../nbs/01_tensor.ipynb #1e5314c6
+def einsum(equation, *operands):
+    "Einstein summation, e.g. einsum('bij,bjk->bik', a, b): diagonals, sums and batched matmuls of views."
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)): operands = tuple(operands[0])
+    terms, out = _einsum_terms(equation, len(operands))
+    _check_tensors(operands, "einsum")
+    if len({t.dtype for t in operands}) > 1: raise RuntimeError(
+        f"einsum(): operands must have the same dtype, got {[str(t.dtype) for t in operands]}")
+    n_ellipsis = max(t.ndim - len(term.replace("...", "")) if "..." in term else 0 for t, term in zip(operands, terms))
+    ops = [_take_diagonals(t, _einsum_labels(term, t.ndim, n_ellipsis, k), k)
+           for k, (t, term) in enumerate(zip(operands, terms))]
+    _check_sizes(ops)
+    target = _einsum_output(terms, out, n_ellipsis)
+    t, labels = _sum_out(*ops[0], set(target).union(*(l for _, l in ops[1:])))
+    for i, (u, lu) in enumerate(ops[1:], 1):
+        keep = set(target).union(*(l for _, l in ops[i + 1:]))
+        u, lu = _sum_out(u, lu, keep | set(labels))
+        t, labels = _contract(t, labels, u, lu, keep)
+    t, labels = _sum_out(t, labels, set(target))
+    return t.permute(*[labels.index(l) for l in target]) if target else t
+
+# %% ../nbs/01_tensor.ipynb #55ebf71a
+_TOLERANCES = {float16: (1e-3, 1e-5), np.dtype("float32"): (1.3e-6, 1e-5), float64: (1e-7, 1e-7)}  # (rtol, atol)
+
+def _tolerances(dtypes, rtol, atol):
+    "PyTorch's defaults: the loosest of the dtypes' (rtol, atol); exact for integers and bools."
+    if (rtol is None) != (atol is None):
+        raise ValueError(f"Both 'rtol' and 'atol' must be either specified or omitted, but got no "
+                         f"{'rtol' if rtol is None else 'atol'}.")
+    if rtol is not None: return rtol, atol
+    pairs = [_TOLERANCES.get(np.dtype(d), (0.0, 0.0)) for d in dtypes]
+    return max(p[0] for p in pairs), max(p[1] for p in pairs)
+
+def _as_compared(x):
+    "Tensors and numpy arrays compare as numpy arrays; anything else is not a tensor-like."
+    if isinstance(x, Tensor): return np.asarray(x.detach().to("numpy").numpy())
+    if isinstance(x, np.ndarray): return x
+    return None
+
+def _mismatch_message(a, e, matches, rtol, atol, scalars):
+    "PyTorch's layout: mismatched elements, then the greatest absolute and relative difference and where."
+    exact = rtol == 0 and atol == 0
+    kind = "Scalars" if scalars else "Tensor-likes"
+    if a.dtype.kind in "biu": a, e = a.astype(np.int64), e.astype(np.int64)
+    with np.errstate(all="ignore"):
+        abs_diff = np.abs(a - e).reshape(-1)
+        abs_diff[matches.reshape(-1)] = 0
+        rel_diff = (abs_diff / np.abs(e).reshape(-1)).astype(abs_diff.dtype if abs_diff.dtype.kind == "f" else float32)
+    rel_diff[matches.reshape(-1)] = 0
+    allowed = lambda tol: "" if exact else f" (up to {tol} allowed)"
+    if scalars:
+        return (f"{kind} are not {'equal' if exact else 'close'}!\n\nExpected {e.item()} but got {a.item()}.\n"
+                f"Absolute difference: {abs_diff[0].item()}{allowed(atol)}\n"
+                f"Relative difference: {rel_diff[0].item()}{allowed(rtol)}")
+    at = lambda i: tuple(int(j) for j in np.unravel_index(i, a.shape))
+    i_abs, i_rel = int(np.argmax(abs_diff)), int(np.argmax(rel_diff))
+    n, bad = matches.size, int(matches.size - matches.sum())
+    return (f"{kind} are not {'equal' if exact else 'close'}!\n\nMismatched elements: {bad} / {n} ({bad / n:.1%})\n"
+            f"Greatest absolute difference: {abs_diff[i_abs].item()} at index {at(i_abs)}{allowed(atol)}\n"
+            f"Greatest relative difference: {rel_diff[i_rel].item()} at index {at(i_rel)}{allowed(rtol)}")
+
+# %% ../nbs/01_tensor.ipynb #8d208d06
+def _close_arrays(a, e, rtol, atol, equal_nan, check_dtype, scalars, where_, msg):
+    if a.shape != e.shape: raise AssertionError(msg or f"The values for attribute 'shape' do not match: "
+                                                f"{list(a.shape)} != {list(e.shape)}.{where_}")
+    if check_dtype and a.dtype != e.dtype: raise AssertionError(
+        msg or f"The values for attribute 'dtype' do not match: {a.dtype} != {e.dtype}.{where_}")
+    if a.dtype != e.dtype:
+        common = np.result_type(a.dtype, e.dtype)
+        a, e = a.astype(common), e.astype(common)
+    rtol, atol = _tolerances([a.dtype, e.dtype], rtol, atol)
+    with np.errstate(all="ignore"):
+        x, y = (a, e) if a.dtype.kind == "f" else (a.astype(np.float64), e.astype(np.float64))
+        matches = (x == y) | (np.isfinite(np.abs(x - y)) & (np.abs(x - y) <= atol + rtol * np.abs(y)))
+        if equal_nan: matches |= np.isnan(x) & np.isnan(y)
+    if not matches.all():
+        raise AssertionError(msg or _mismatch_message(a, e, matches, rtol, atol, scalars) + where_)
+
+# %% ../nbs/01_tensor.ipynb #d2268814
+def assert_close(actual, expected, *, rtol=None, atol=None, equal_nan=False, check_dtype=True, msg=None,
+                 allow_subclasses=True, check_device=True, check_layout=True, check_stride=False, _path=""):
+    """Raise AssertionError unless `actual` and `expected` are close (PyTorch's torch.testing.assert_close):
+    tensors, numpy arrays and numbers, or sequences and mappings of them; default tolerances by dtype."""
+    where_ = f"\n\nThe failure occurred for item {_path}" if _path else ""
+    a, e = _as_compared(actual), _as_compared(expected)
+    if a is not None and e is not None:
+        if check_device and isinstance(actual, Tensor) and isinstance(expected, Tensor) and actual.device != expected.device:
+            raise AssertionError(msg or f"The values for attribute 'device' do not match: {actual.device} != "
+                                 f"{expected.device}.{where_}")
+        return _close_arrays(a, e, rtol, atol, equal_nan, check_dtype, a.ndim == 0, where_, msg)
+    numbers = (int, float, bool, np.number, np.bool_)
+    if isinstance(actual, numbers) and isinstance(expected, numbers):
+        if check_dtype and type(actual) is not type(expected):
+            raise AssertionError(msg or f"The (d)types do not match: {type(actual)} != {type(expected)}.{where_}")
+        dt = np.float64 if isinstance(actual, float) or isinstance(expected, float) else np.int64
+        return _close_arrays(np.asarray(actual, dt), np.asarray(expected, dt), rtol, atol, equal_nan, False, True,
+                             where_, msg)
+    kw = dict(rtol=rtol, atol=atol, equal_nan=equal_nan, check_dtype=check_dtype, msg=msg)
+    if isinstance(actual, (list, tuple)) and isinstance(expected, (list, tuple)):
+        if len(actual) != len(expected):
+            raise AssertionError(msg or f"The length of the sequences mismatch: {len(actual)} != {len(expected)}{where_}")
+        for i, (x, y) in enumerate(zip(actual, expected)): assert_close(x, y, _path=f"{_path or ''}[{i}]", **kw)
+        return None
+    if isinstance(actual, dict) and isinstance(expected, dict):
+        if set(actual) != set(expected):
+            raise AssertionError(msg or f"The keys of the mappings do not match: {sorted(map(repr, actual))} != "
+                                 f"{sorted(map(repr, expected))}{where_}")
+        for k in actual: assert_close(actual[k], expected[k], _path=f"{_path or ''}[{k!r}]", **kw)
+        return None
+    raise TypeError(f"No comparison pair was able to handle inputs of type {type(actual)} and {type(expected)}.")
+
+# %% ../nbs/01_tensor.ipynb #d378ddae
+_SHAPE_FORMS = ("cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "prod", "tril", "triu", "flip", "roll",
+                "diagonal", "diag", "sort", "argsort", "msort", "topk", "isclose", "allclose", "nonzero", "argwhere",
+                "masked_select", "repeat_interleave", "unflatten")
+function_forms.update({name: _function_form(name) for name in _SHAPE_FORMS})
+(cumsum, cumprod, cummax, cummin, logcumsumexp, prod, tril, triu, flip, roll, diagonal, diag, sort, argsort, msort,
+ topk, isclose, allclose, nonzero, argwhere, masked_select, repeat_interleave, unflatten) = (
+    function_forms[name] for name in _SHAPE_FORMS)
