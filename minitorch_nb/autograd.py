@@ -205,7 +205,7 @@ class Tensor:
         return self.data if isinstance(self.data, np.ndarray) else np.asarray(self.data)
     def item(self):
         "The value of a one-element tensor as a Python number."
-        if self.numel() != 1: raise ValueError(f"item() needs a tensor with one element, got shape {list(self.shape)}")
+        if self.numel() != 1: raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
         return self.data.reshape(()).item() if isinstance(self.data, np.ndarray) else np.asarray(self.data).item()
     def tolist(self): return np.asarray(self.data).tolist()
     def __float__(self): return float(self.item())
