@@ -54,3 +54,5 @@ from . import cuda  # mt.cuda.is_available(), streams and events, like torch.cud
 # PyTorch's default device and torch.accelerator, over chapter 00's device registry
 from .autograd import set_default_device, get_default_device
 from . import accelerator
+# mt.relu is F.relu, which checks its input: mt.relu(2.0) raises TypeError, as torch.relu does
+from .nn.functional import relu
