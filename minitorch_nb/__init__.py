@@ -56,3 +56,8 @@ from .backends import cpu as _backend_cpu  # device 'cpu' (chapter 06a)
 from . import hardware  # memory hierarchy, BLAS and energy models (chapter 06b)
 from .backends import cuda as _backend_cuda  # device 'cuda' (chapter 06c)
 from . import cuda  # mt.cuda.is_available(), streams and events, like torch.cuda
+# PyTorch's default device and torch.accelerator, over chapter 00's device registry
+from .autograd import set_default_device, get_default_device
+from . import accelerator
+# mt.relu is F.relu, which checks its input: mt.relu(2.0) raises TypeError, as torch.relu does
+from .nn.functional import relu

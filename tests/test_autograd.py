@@ -437,13 +437,22 @@ def test_needs_input_grad_skips_work_like_torch(wanted):
         assert (a.grad is None) == (b.grad is None)
         if b.grad is not None: assert_close(a.grad, b.grad)
 
-def test_needs_input_grad_under_no_grad_is_all_false():
-    "A documented difference: PyTorch keeps the flags under no_grad, where backward never runs; we clear them."
-    (x, tx) = both([1.0, 2.0])
-    with mt.no_grad(): out = OURS["MulAdd"].apply(x, 1.0, x)
-    with torch.no_grad(): tout = THEIRS["MulAdd"].apply(tx, 1.0, tx)
-    assert out.grad_fn is None and tout.grad_fn is None and not out.requires_grad
-    assert_close(out, tout)
+@pytest.mark.parametrize("wanted", [(True, True), (True, False), (False, False)])
+def test_needs_input_grad_under_no_grad_keeps_the_flags_like_torch(wanted):
+    "The flags describe the inputs: under no_grad they stay what they are, as in PyTorch."
+    (x, tx), (y, ty) = both([1.0, 2.0], requires_grad=wanted[0]), both([3.0, 4.0], requires_grad=wanted[1])
+    seen = {}
+    for lib, (a, b) in ((mt, (x, y)), (torch, (tx, ty))):
+        class Peek(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, c, b):
+                seen[lib.__name__] = ctx.needs_input_grad
+                return a * b + c
+            @staticmethod
+            def backward(ctx, grad): return grad, None, grad
+        with lib.no_grad(): out = Peek.apply(a, 1.0, b)
+        assert out.grad_fn is None and not out.requires_grad
+    assert seen["minitorch_nb"] == seen["torch"] == (wanted[0], False, wanted[1])
 
 def test_saved_output_is_differentiable_twice_like_torch():
     (x, tx) = both([0.5, 1.0])

@@ -7,10 +7,10 @@ __all__ = ['IncompatibleKeys', 'Parameter', 'Module', 'RemovableHandle', 'calcul
            'zeros_', 'ones_', 'xavier_uniform_', 'xavier_normal_', 'kaiming_uniform_', 'kaiming_normal_',
            'LinearFunction', 'linear', 'Linear', 'Erf', 'erf', 'relu', 'tanh', 'sigmoid', 'gelu', 'softmax',
            'log_softmax', 'LogSigmoidFunction', 'logsigmoid', 'Identity', 'ReLU', 'Tanh', 'Sigmoid', 'GELU', 'Softmax',
-           'LogSoftmax', 'LogSigmoid', 'Expm1', 'SoftplusFunction', 'softplus', 'silu', 'mish', 'softsign', 'elu',
-           'celu', 'selu', 'leaky_relu', 'prelu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softmin', 'SiLU',
-           'Mish', 'SELU', 'Hardsigmoid', 'Hardswish', 'ELU', 'CELU', 'LeakyReLU', 'Softplus', 'Hardtanh', 'ReLU6',
-           'Softsign', 'Softmin', 'PReLU', 'dropout', 'Dropout', 'Flatten', 'embedding', 'Embedding', 'pad', 'one_hot',
+           'LogSoftmax', 'LogSigmoid', 'SoftplusFunction', 'softplus', 'silu', 'mish', 'softsign', 'elu', 'celu',
+           'selu', 'leaky_relu', 'prelu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softmin', 'SiLU', 'Mish',
+           'SELU', 'Hardsigmoid', 'Hardswish', 'ELU', 'CELU', 'LeakyReLU', 'Softplus', 'Hardtanh', 'ReLU6', 'Softsign',
+           'Softmin', 'PReLU', 'dropout', 'Dropout', 'Flatten', 'embedding', 'Embedding', 'pad', 'one_hot',
            'Sequential', 'ModuleList', 'ModuleDict', 'ParameterList', 'ParameterDict', 'nll_loss', 'cross_entropy',
            'mse_loss', 'binary_cross_entropy_with_logits', 'MSELoss', 'NLLLoss', 'CrossEntropyLoss',
            'BCEWithLogitsLoss', 'l1_loss', 'smooth_l1_loss', 'huber_loss', 'L1Loss', 'SmoothL1Loss', 'HuberLoss',
@@ -564,8 +564,7 @@ class LogSigmoidFunction(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        xp = namespace(a.data)
-        return xp.where(a.data < 0, a.data, xp.zeros_like(a.data)) - xp.log1p(xp.exp(-xp.abs(a.data)))
+        return where(a < 0, a, 0.0) - (-a.abs()).exp().log1p()
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
@@ -623,27 +622,15 @@ class LogSigmoid(Module):
     def forward(self, input): return logsigmoid(input)
 
 # %% ../../nbs/02_nn.ipynb #3c796adb
-class Expm1(Function):
-    "exp(x) - 1, exact for tiny x (where exp(x) rounds to 1 and the subtraction cancels); its derivative is exp(x)."
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return namespace(a.data).expm1(a.data)
-    @staticmethod
-    def backward(ctx, grad):
-        a, = ctx.saved_tensors
-        return grad * a.exp()  # not expm1(x) + 1, which rounds exp(-100) to 0
-
 class SoftplusFunction(Function):
     "log(1 + exp(βx))/β as (max(βx, 0) + log1p(exp(-|βx|)))/β, so exp never overflows; x itself where βx > threshold."
     @staticmethod
     def forward(ctx, a, beta, threshold):
         ctx.save_for_backward(a)
         ctx.beta, ctx.threshold = beta, threshold
-        xp = namespace(a.data)
-        z = a.data * beta
-        soft = (xp.maximum(z, xp.zeros_like(z)) + xp.log1p(xp.exp(-xp.abs(z)))) / beta
-        return xp.where(z > threshold, a.data, soft)
+        z = a * beta
+        soft = (where(z > 0, z, 0.0) + (-z.abs()).exp().log1p()) / beta
+        return where(z > threshold, a, soft)
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
@@ -674,7 +661,7 @@ def softsign(input):
 def _elu(input, alpha, scale, input_scale):
     "PyTorch's one formula for ELU, CELU and SELU: scale·x for x > 0, alpha·scale·(exp(input_scale·x) - 1) else."
     below = where(input <= 0, input, 0.0)  # exp sees no large x, and a NaN takes the linear side, as in PyTorch
-    return where(input <= 0, Expm1.apply(below * input_scale) * (alpha * scale), input * scale)
+    return where(input <= 0, (below * input_scale).expm1() * (alpha * scale), input * scale)
 
 @_activation(floating=True)
 def elu(input, alpha=1.0, inplace=False):
@@ -1462,26 +1449,24 @@ class HuberLoss(_Loss):
     def forward(self, input, target): return huber_loss(input, target, reduction=self.reduction, delta=self.delta)
 
 # %% ../../nbs/02_nn.ipynb #aa961ff7
-def _log_at_least_minus_100(xp, log, v, finite):
+def _log_at_least_minus_100(log, v, finite):
     "log(v) where `finite`, else -100, and never below -100: PyTorch's cap, so log(0) costs 100 and not inf."
-    floor = xp.full_like(v, -100.0)
-    return xp.maximum(xp.where(finite, log(xp.where(finite, v, xp.ones_like(v))), floor), floor)
+    return where(finite, log(where(finite, v, 1.0)), -100.0).clamp(min=-100.0)
 
 class BinaryCrossEntropyFunction(Function):
     "-(y·log x + (1 - y)·log(1 - x)) from probabilities, with PyTorch's capped logs and its gradient formula."
     @staticmethod
     def forward(ctx, x, y):
         ctx.save_for_backward(x, y)
-        xp = namespace(x.data)
-        log_x = _log_at_least_minus_100(xp, xp.log, x.data, x.data > 0)
-        log_1mx = _log_at_least_minus_100(xp, xp.log1p, -x.data, x.data < 1)
+        log_x = _log_at_least_minus_100(Tensor.log, x, x > 0)
+        log_1mx = _log_at_least_minus_100(Tensor.log1p, -x, x < 1)
         ctx.log_ratio = log_1mx - log_x  # d loss / d y
-        return (y.data - 1) * log_1mx - y.data * log_x
+        return (y - 1) * log_1mx - y * log_x
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
         gx = grad * (x - y) / ((1 - x) * x).clamp(min=1e-12)  # PyTorch's: finite at x = 0 and 1
-        return gx, grad * Tensor._make(ctx.log_ratio)
+        return gx, grad * ctx.log_ratio
 
 def _check_unit_interval(t, what):
     values = np.asarray(t.detach().to("numpy").data)
@@ -1560,12 +1545,9 @@ def _safe_root(s, p):
     return where(positive, where(positive, s, 1.0) ** (1 / p), 0.0)
 
 def _vector_norm(x, p, dim):
-    "The p-norm along `dim`, kept as a dimension of size 1."
-    if p == math.inf: return x.abs().max(dim, keepdim=True).values
-    if p == -math.inf: return x.abs().min(dim, keepdim=True).values
-    if p == 1: return x.abs().sum(dim, keepdim=True)
-    if p == 2: return _safe_root((x * x).sum(dim, keepdim=True), 2)
-    return _safe_root((x.abs() ** p).sum(dim, keepdim=True), p)
+    "The p-norm along `dim`, kept as a dimension of size 1: chapter 01's norm, with gradient 0 at the zero vector."
+    if p in (1, math.inf, -math.inf): return x.norm(p, dim, keepdim=True)  # ties share the gradient, as in PyTorch
+    return _safe_root((x * x if p == 2 else x.abs() ** p).sum(dim, keepdim=True), p)
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     "input / max(‖input‖_p, eps) along `dim`: unit vectors, with tiny ones left small rather than divided by 0."
