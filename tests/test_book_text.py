@@ -97,3 +97,16 @@ def test_patterns_catch_leaks(tmp_path):
 def test_no_leaked_references(nb):
     hits = find_leaks(nb)
     assert not hits, f"{len(hits)} pointer(s) to material the reader does not have:\n" + "\n".join(hits)
+
+
+_re_machine_path = re.compile(r"(?<![\w.<])(?:/tmp/|/home/|/root/|/work/|/Users/|/private/var/|[A-Z]:\\\\Users\\\\)[^\s\"']*"
+                              r"|/[^\s\"']*/site-packages/")
+
+
+@pytest.mark.parametrize("nb", book_notebooks(), ids=lambda p: p.stem)
+def test_outputs_have_no_machine_paths(nb):
+    "Saved outputs are the same on every machine (tools/execute_nbs.py normalises paths when it runs a chapter)."
+    cells = json.loads(nb.read_text(encoding="utf-8")).get("cells", [])
+    hits = [f"{nb.name} cell {i}: {m.group(0)[:100]}" for i, c in enumerate(cells)
+            for where, t in cell_texts(c) if where == "output" for m in _re_machine_path.finditer(t)]
+    assert not hits, "outputs with paths of the machine that ran them:\n" + "\n".join(hits)

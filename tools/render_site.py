@@ -303,8 +303,10 @@ def _escape_docstring_stars(md: str) -> str:
 
     def esc(text):
         parts = re.split(r'(`[^`]*`)', text)
-        return ''.join(p if p.startswith('`') else re.sub(r'(?<![\w\\])_+|_+(?![\w])', lambda m: '\\_' * len(m.group()), p.replace('*', '\\*'))
-                       for p in parts)
+        def one(p):
+            p = p.replace('*', '\\*')
+            return re.sub(r'(?<![\w\\])_+|_+(?![\w])', lambda m: '\\_' * len(m.group()), p)
+        return ''.join(p if p.startswith('`') else one(p) for p in parts)
     lines = []
     for line in rest.split('\n'):
         m = re.match(r'^\*(.*)\*$', line)
@@ -536,7 +538,7 @@ def page_sections(doc: str, page: str, title: str) -> list[list[str]]:
     p.feed(doc)
     out = []
     for pg, t, h, a, words in p.secs:
-        text = ' '.join(' '.join(words).split())
+        text = ' '.join(''.join(words).split())
         if text or a: out.append([pg, t, h, a, text])
     return out
 
@@ -546,7 +548,7 @@ def write_search_index(out: Path, pages: list[tuple[str, str]]) -> None:
     secs = []
     for name, title in pages:
         f = out / name
-        if f.is_file(): secs += page_sections(f.read_text(encoding='utf-8'), name, re.sub(r'[`*_]', '', title))
+        if f.is_file(): secs += page_sections(f.read_text(encoding='utf-8'), name, re.sub(r'[`*]', '', title))
     (out / 'search_index.js').write_text('window.BOOK_SEARCH = ' + json.dumps(secs, ensure_ascii=False) + ';\n',
                                          encoding='utf-8')
     print(f'  search index: {len(secs)} sections, {(out / "search_index.js").stat().st_size // 1024} KiB')
