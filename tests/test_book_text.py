@@ -110,3 +110,16 @@ def test_outputs_have_no_machine_paths(nb):
     hits = [f"{nb.name} cell {i}: {m.group(0)[:100]}" for i, c in enumerate(cells)
             for where, t in cell_texts(c) if where == "output" for m in _re_machine_path.finditer(t)]
     assert not hits, "outputs with paths of the machine that ran them:\n" + "\n".join(hits)
+
+
+def test_citations_resolve():
+    "Every [@key] of a markdown cell names an entry of nbs/references.bib (the site renders them with citeproc)."
+    keys = set(re.findall(r"^@\w+\{([^,\s]+),", (NBS / "references.bib").read_text(encoding="utf-8"), re.M))
+    missing = []
+    for nb in book_notebooks():
+        for i, c in enumerate(json.loads(nb.read_text(encoding="utf-8")).get("cells", [])):
+            if c.get("cell_type") != "markdown": continue
+            text = re.sub(r"`[^`]*`", "", _text(c.get("source")))
+            for group in re.findall(r"\[([^\[\]]*@[^\[\]]*)\]", text):
+                missing += [f"{nb.name} cell {i}: @{k}" for k in re.findall(r"-?@([\w:.-]*\w)", group) if k not in keys]
+    assert not missing, "citation keys not in nbs/references.bib:\n" + "\n".join(missing)

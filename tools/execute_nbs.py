@@ -88,6 +88,7 @@ class _Progress:
         self.name, self.cells, self.every = name, cells, every
         self.n_code = sum(c.cell_type == 'code' for c in cells)
         self.idx, self.k, self.heading, self.t0 = None, 0, '', time.time()
+        self.fd = os.dup(sys.__stdout__.fileno())
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -105,11 +106,13 @@ class _Progress:
     def _run(self):
         while not self._stop.wait(self.every):
             where = f' in "{self.heading}"' if self.heading else ''
-            print(f'  ... {self.name}: cell {self.k}/{self.n_code}{where}, {time.time() - self.t0:.0f}s', flush=True)
+            line = f'  ... {self.name}: cell {self.k}/{self.n_code}{where}, {time.time() - self.t0:.0f}s\n'
+            os.write(self.fd, line.encode())  # the terminal: the running cell's sys.stdout is captured into the notebook
 
     def __enter__(self): self._thread.start(); return self
 
-    def __exit__(self, *a): self._stop.set(); self._thread.join()
+    def __exit__(self, *a):
+        self._stop.set(); self._thread.join(); os.close(self.fd)
 
 
 def run_one(fn: Path, run_flags: set[str]) -> int:
