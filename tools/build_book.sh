@@ -8,9 +8,11 @@
 #
 # Pages: nbs/index.ipynb and nbs/[0-9][0-9]*_*.ipynb (chapters NN_name, sub-chapters NNa_name). They are
 # executed in place (the outputs are part of the book) with tools/execute_nbs.py, which runs cells as
-# nbdev_test does and then nbdev_clean's them;
+# nbdev_test does and then nbdev_clean's them, printing the running cell's heading at least every 20 s;
 # `#| gpu` cells run only where a GPU is present. The site is rendered with nbdev + Quarto when
 # `quarto` is on PATH, otherwise with tools/render_site.py (nbdev's processing + pandoc, offline).
+# Only the `book` extra is installed (tools/setup.sh book): no chapter imports PyTorch. The site check drives
+# headless Chromium, and installs Debian's `chromium` package with apt-get when no chromium is on PATH.
 # README.md is hand-written: nothing here regenerates it (nbdev_docs would, so its steps are run
 # without the README step).
 set -euo pipefail
@@ -23,12 +25,12 @@ for arg in "$@"; do
     --no-execute) execute=0 ;;
     --skip-slow) exec_args+=(--skip-slow) ;;
     --no-check) check=0 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "build_book.sh: unknown option $arg (see --help)" >&2; exit 2 ;;
   esac
 done
 
-bash tools/setup.sh
+bash tools/setup.sh book   # the book's packages only: no PyTorch (the tests' `dev` extra has it)
 PY=.venv/bin/python
 export MPLBACKEND=Agg PYTHONUNBUFFERED=1
 

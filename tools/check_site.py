@@ -6,13 +6,20 @@
 2. in every HTML page of the site, every local `href`/`src` (not http(s), mailto, data, javascript)
    resolves to a file of the site, and a `#fragment` names an `id` (or `name`) in the target page;
    every `<img>` has a source that resolves;
-3. headless Chromium screenshots the front page and chapter 00 (when present) to `site_check/*.png`;
-   each must be a non-blank PNG, and the page must not log JavaScript errors ("Uncaught ...").
-   Chromium is installed with apt-get when `chromium` is not on PATH.
+3. no unresolved citation in any page: a raw `[@key]`, pandoc's `(key?)` or "???";
+4. headless Chromium (driven over the DevTools protocol, tools/browser.py) opens every page at 1400 px:
+   - no JavaScript errors in the console;
+   - every math element is typeset by KaTeX (no bare TeX, no KaTeX error);
+   - no raw markdown emphasis (a `*` or `**` at one edge of a word) in the text outside code and math;
+   - the page has the search box; on the front page, searching finds "im2col" and "roofline" in chapters;
+   - no code or output block needs horizontal scrolling (both wrap); code lines over 100 columns are
+     reported (and fail with --strict-code);
+   - a full-page screenshot goes to `site_check/<page>.png` (non-blank).
+   Chromium is installed with apt-get (Debian's `chromium` package) when no chromium is on PATH.
 
 Exits non-zero with a list of what is wrong.
 
-Usage: .venv/bin/python tools/check_site.py [--site _docs] [--nbs nbs] [--shots site_check] [--no-screenshots]
+Usage: .venv/bin/python tools/check_site.py [--site _docs] [--nbs nbs] [--shots site_check] [--no-browser] [--strict-code]
 """
 from __future__ import annotations
 
@@ -23,7 +30,7 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -109,11 +116,145 @@ def check_links(site: Path) -> tuple[list[str], int]:
     return errors, n
 
 
+_re_unresolved = re.compile(r'\[-?@[\w:.-]+|\?\?\?|<span class="citation"[^>]*>[^<]*\?\)?</span>|<strong>[\w:.-]+\?</strong>')
+
+
+def check_citations(site: Path) -> list[str]:
+    "Citations left unresolved: a raw [@key], pandoc's '(key?)' / '**key?**', or '???'."
+    errors = []
+    for f in sorted(site.glob('*.html')):
+        doc = f.read_text(encoding='utf-8', errors='replace')
+        body = re.sub(r'<(script|style|pre|code)\b.*?</\1>', '', doc, flags=re.S | re.I)
+        for m in _re_unresolved.finditer(body):
+            errors.append(f'{f.name}: unresolved citation: {m.group(0)[:80]!r}')
+    return errors
+
+
+# JavaScript run in each page: what a reader would see wrong
+_PAGE_PROBE = r"""(() => {
+  const out = {math: 0, untypeset: [], katexErrors: [], rawMd: [], search: !!document.getElementById('search-input'),
+               wideOutputs: [], wideCode: [], images: []};
+  document.querySelectorAll('span.math').forEach(el => {
+    out.math++;
+    if (!el.querySelector('.katex')) out.untypeset.push(el.textContent.slice(0, 80));
+  });
+  document.querySelectorAll('.katex-error').forEach(el => out.katexErrors.push((el.getAttribute('title') || el.textContent).slice(0, 120)));
+  const skip = 'pre, code, script, style, .katex, .math, textarea, input';
+  const walker = document.createTreeWalker(document.querySelector('main') || document.body, NodeFilter.SHOW_TEXT);
+  const rx = /(^|\s)\*\*?[^\s*]|[^\s*]\*\*?(\s|$)/;  // emphasis markers left over; 'a ** b' and 'a*b' are maths
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (n.parentElement && n.parentElement.closest(skip)) continue;
+    const t = n.textContent;
+    if (rx.test(t)) out.rawMd.push(t.trim().slice(0, 100));
+  }
+  out.longCode = 0; out.longestCode = 0;
+  document.querySelectorAll('main pre').forEach(pre => {
+    if (!pre.closest('.cell-output')) pre.textContent.split('\n').forEach(l => {
+      if (l.length > 100) out.longCode++;
+      out.longestCode = Math.max(out.longestCode, l.length);
+    });
+    const over = pre.scrollWidth - pre.clientWidth;
+    if (over <= 1) return;
+    const first = (pre.textContent.split('\n').find(l => l.length * 1 > 0) || '').slice(0, 90);
+    const longest = Math.max(...pre.textContent.split('\n').map(l => l.length));
+    const item = {over, longest, first};
+    if (pre.closest('.cell-output')) out.wideOutputs.push(item); else out.wideCode.push(item);
+  });
+  document.querySelectorAll('main img').forEach(img => { if (!img.complete || img.naturalWidth === 0) out.images.push(img.getAttribute('src')); });
+  return out;
+})()"""
+
+_SEARCH_PROBE = r"""new Promise(resolve => {
+  const input = document.getElementById('search-input');
+  if (!input) return resolve(null);
+  input.value = %s; input.dispatchEvent(new Event('input'));
+  const t0 = Date.now();
+  const poll = () => {
+    const box = document.getElementById('search-results');
+    if (box && !box.hidden && box.dataset.count !== undefined)
+      return resolve([...box.querySelectorAll('a')].map(a => a.getAttribute('href')));
+    if (Date.now() - t0 > 15000) return resolve('timeout');
+    setTimeout(poll, 50);
+  };
+  poll();
+})"""
+
+SEARCH_TERMS = ('im2col', 'roofline')
+
+
+def check_in_browser(chromium: str, site: Path, shots: Path, strict_code: bool) -> tuple[list[str], list[str]]:
+    "Open every page in headless Chromium; returns (errors, notes)."
+    import json as _json
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from browser import Browser
+    errors, notes = [], []
+    shots.mkdir(parents=True, exist_ok=True)
+    for old in shots.glob('*.png'): old.unlink()
+    pages = sorted(f for f in site.glob('*.html') if 'http-equiv="refresh"' not in f.read_text(encoding='utf-8', errors='replace')[:600])
+    b = Browser(chromium, width=1400, height=1000)
+    try:
+        for f in pages:
+            b.goto(f.resolve().as_uri())
+            time.sleep(0.2)
+            r = b.eval(_PAGE_PROBE)
+            name = f.name
+            for e in b.console_errors(): errors.append(f'{name}: browser console: {e[:300]}')
+            if not r['search']: errors.append(f'{name}: no search box')
+            for t in r['untypeset'][:5]: errors.append(f'{name}: math not typeset: {t!r}')
+            if len(r['untypeset']) > 5: errors.append(f'{name}: ... {len(r["untypeset"]) - 5} more untypeset math elements')
+            for t in r['katexErrors'][:5]: errors.append(f'{name}: KaTeX error: {t}')
+            for t in r['rawMd'][:10]: errors.append(f'{name}: raw markdown emphasis in the text: {t!r}')
+            for w in r['wideOutputs'][:10]: errors.append(f'{name}: output block wider than the column by {w["over"]} px: {w["first"]!r}')
+            for src in r['images']: errors.append(f'{name}: image does not load: {src}')
+            if r['wideCode']:
+                longest = max(w['longest'] for w in r['wideCode'])
+                errors.append(f'{name}: {len(r["wideCode"])} code block(s) need horizontal scrolling at 1400 px '
+                              f'(longest line {longest} characters), e.g. {r["wideCode"][0]["first"]!r}')
+            if r['longCode']:
+                msg = (f'{name}: {r["longCode"]} code line(s) over 100 columns (longest {r["longestCode"]}); '
+                       f'they wrap on the page')
+                (errors if strict_code else notes).append(msg)
+            if name == 'index.html':
+                for term in SEARCH_TERMS:
+                    hits = b.eval(_SEARCH_PROBE % _json.dumps(term))
+                    if not isinstance(hits, list) or not any(re.match(r'\d\d[a-z]?_', h) for h in hits):
+                        errors.append(f'{name}: searching for {term!r} finds no chapter section (got {hits!r})')
+                    else: notes.append(f'search {term!r}: {len(hits)} result(s), first {hits[0]}')
+                b.goto(f.resolve().as_uri())
+            out = shots / (f.stem + '.png')
+            b.screenshot(str(out))
+            errors += png_problems(out)
+            print(f'check_site: looked at {name} ({r["math"]} math, {len(r["wideCode"])} wide code block(s)); '
+                  f'screenshot {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}', flush=True)
+    finally:
+        b.close()
+    return errors, notes
+
+
+def png_problems(out: Path) -> list[str]:
+    errors = []
+    if not out.exists(): return [f'{out}: no screenshot']
+    from PIL import Image
+    Image.MAX_IMAGE_PIXELS = None  # a full-page screenshot of a long chapter is large, and ours
+    with Image.open(out) as im:
+        im.load()
+        if im.format != 'PNG': errors.append(f'{out}: not a PNG ({im.format})')
+        rgb = im.convert('RGB')
+        if all(lo == hi for lo, hi in rgb.getextrema()): errors.append(f'{out}: blank screenshot (a single colour)')
+        else:
+            import numpy as np
+            a = np.asarray(rgb.resize((max(1, rgb.width // 4), max(1, rgb.height // 4))), dtype=np.int16)
+            ink = float((np.abs(a - a[-1, -1]).sum(axis=-1) > 60).mean())
+            if ink < 0.005: errors.append(f'{out}: almost blank screenshot ({ink:.2%} non-background pixels)')
+    return errors
+
+
 def ensure_chromium() -> str:
     for name in ('chromium', 'chromium-browser', 'google-chrome'):
         exe = shutil.which(name)
         if exe: return exe
-    print('check_site: chromium not found; installing it with apt-get ...', flush=True)
+    print('check_site: no chromium on PATH; installing Debian\'s `chromium` package with apt-get (once; it is the '
+          'headless browser that looks at the pages) ...', flush=True)
     env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
     sudo = [] if os.geteuid() == 0 else ['sudo']
     for cmd in (sudo + ['apt-get', 'update', '-qq'], sudo + ['apt-get', 'install', '-y', '-qq', 'chromium']):
@@ -124,41 +265,6 @@ def ensure_chromium() -> str:
     return exe
 
 
-def screenshot(chromium: str, page: Path, out: Path, size=(1280, 1600)) -> list[str]:
-    errors = []
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if out.exists(): out.unlink()
-    with tempfile.TemporaryDirectory(prefix='chromium-profile-') as prof:
-        cmd = [chromium, '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-               '--disable-background-networking', '--disable-component-update', '--disable-sync',
-               '--disable-dev-shm-usage', '--hide-scrollbars', '--enable-logging=stderr', '--v=0',
-               f'--user-data-dir={prof}', f'--screenshot={out}', f'--window-size={size[0]},{size[1]}',
-               page.resolve().as_uri()]
-        try: r = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
-        except subprocess.TimeoutExpired: return [f'chromium timed out on {page.name}']
-    log = r.stdout + r.stderr
-    for line in log.splitlines():
-        if 'Uncaught' in line or re.search(r'CONSOLE\(\d+\)].*(?:Error|error)', line) or 'Failed to load resource' in line:
-            errors.append(f'{page.name}: browser console: {line.strip()}')
-    if r.returncode != 0 or not out.exists():
-        return errors + [f'chromium failed on {page.name} (exit {r.returncode}):\n{log[-3000:]}']
-    from PIL import Image
-    with Image.open(out) as im:
-        im.load()
-        if im.format != 'PNG': errors.append(f'{out}: not a PNG ({im.format})')
-        rgb = im.convert('RGB')
-        lo_hi = rgb.getextrema()
-        if all(lo == hi for lo, hi in lo_hi): errors.append(f'{out}: blank screenshot (a single colour)')
-        else:
-            # a rendered page has a fair amount of ink: text, rules, code backgrounds
-            import numpy as np
-            a = np.asarray(rgb.resize((rgb.width // 4, rgb.height // 4)), dtype=np.int16)
-            bg = a[-1, -1]
-            ink = float((np.abs(a - bg).sum(axis=-1) > 60).mean())
-            if ink < 0.005: errors.append(f'{out}: almost blank screenshot ({ink:.2%} non-background pixels)')
-    return errors
-
-
 def main(argv=None) -> int:
     cp = configparser.ConfigParser(interpolation=None)
     cp.read(ROOT / 'settings.ini')
@@ -167,8 +273,8 @@ def main(argv=None) -> int:
     ap.add_argument('--site', default=str(ROOT / cfg.get('doc_path', '_docs')))
     ap.add_argument('--nbs', default=str(ROOT / cfg.get('nbs_path', 'nbs')))
     ap.add_argument('--shots', default=str(ROOT / 'site_check'), help='folder for the screenshots')
-    ap.add_argument('--no-screenshots', action='store_true', help='only check pages and links')
-    ap.add_argument('--page', action='append', default=[], help='also screenshot this page of the site (repeatable)')
+    ap.add_argument('--no-browser', '--no-screenshots', action='store_true', help='only the static checks (no Chromium)')
+    ap.add_argument('--strict-code', action='store_true', help='fail on code lines over 100 columns')
     a = ap.parse_args(argv)
     site, nbs, shots = Path(a.site).resolve(), Path(a.nbs).resolve(), Path(a.shots).resolve()
     if not site.is_dir(): sys.exit(f'check_site: FAILED: no site folder {site} (render it first)')
@@ -177,19 +283,13 @@ def main(argv=None) -> int:
     errors += link_errors
     n_pages = len(list(site.rglob('*.html')))
     print(f'check_site: {n_pages} page(s), {n_links} local link(s) checked')
-    if not a.no_screenshots:
+    errors += check_citations(site)
+    notes = []
+    if not a.no_browser:
         chromium = ensure_chromium()
-        targets = [('index', site / 'index.html')]
-        ch0 = [chapter_page(site, nb) for nb in sorted(nbs.glob('00_*.ipynb'))]
-        if ch0: targets.append(('chapter00', ch0[0] or site / (sorted(nbs.glob('00_*.ipynb'))[0].stem + '.html')))
-        targets += [(Path(p).stem, site / p) for p in a.page]
-        for label, pg in targets:
-            if not pg.exists():
-                errors.append(f'no page {pg} to screenshot'); continue
-            out = shots / f'{label}.png'
-            errs = screenshot(chromium, pg, out)
-            errors += errs
-            if not errs: print(f'check_site: screenshot {out}')
+        errs, notes = check_in_browser(chromium, site, shots, a.strict_code)
+        errors += errs
+    for n in notes: print(f'check_site: note: {n}')
     if errors:
         print(f'check_site: FAILED with {len(errors)} problem(s):', file=sys.stderr)
         for e in errors[:200]: print('  ' + e, file=sys.stderr)

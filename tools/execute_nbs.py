@@ -9,6 +9,11 @@ GPU, `slow` cells run unless `--skip-slow`. `#| eval: false` cells are not run. 
 its own process; the first error stops that notebook, leaves its file unchanged, and makes the script
 exit non-zero. The notebooks are then cleaned with `nbdev_clean`.
 
+Progress: a line when a notebook starts and ends, and every 20 s the cell running (its number and the
+heading of the section it is in). Outputs carry no machine paths: the project's folder, the home folder,
+Python's own prefix and the temporary folder are replaced by relative or neutral names
+(`normalise_outputs`), so a rebuild on another machine gives the same text.
+
 Usage: .venv/bin/python tools/execute_nbs.py [--skip-slow] [--flags "gpu"] nbs/index.ipynb nbs/00_autograd.ipynb ...
 """
 from __future__ import annotations
@@ -17,8 +22,11 @@ import argparse
 import configparser
 import os
 import shutil
+import re
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -30,6 +38,81 @@ def _have_gpu() -> bool:
     if not smi: return False
     try: return subprocess.run([smi, '-L'], capture_output=True, timeout=30).returncode == 0
     except Exception: return False
+
+
+def _path_rules() -> list[tuple[re.Pattern, str]]:
+    "Machine-specific path prefixes and what they become in saved outputs (longest first)."
+    import sysconfig
+    paths = sysconfig.get_paths()
+    pairs = [(str(ROOT) + os.sep, ''), (str(ROOT), '.'), (paths['purelib'] + os.sep, '<site-packages>' + os.sep),
+             (paths['stdlib'] + os.sep, '<stdlib>' + os.sep), (str(Path.home()) + os.sep, '~' + os.sep),
+             (tempfile.gettempdir().rstrip(os.sep) + os.sep, '<tmp>' + os.sep)]
+    pairs = [(a, b) for a, b in pairs if len(a) > 1]
+    rules = [(re.compile(r'/tmp/ipykernel_\d+/\d+\.py'), '<notebook cell>')]
+    for a, b in sorted(pairs, key=lambda p: -len(p[0])):
+        rules.append((re.compile(re.escape(a)), b))
+    return rules
+
+
+def _normalise(text: str, rules) -> str:
+    for rx, new in rules: text = rx.sub(new.replace('\\', '\\\\'), text)
+    return text
+
+
+def normalise_outputs(nb, rules=None) -> int:
+    "Replace machine paths in every text output of `nb` (a dict or execnb notebook); returns how many changed."
+    rules = rules or _path_rules()
+    n = 0
+
+    def fix(v):
+        nonlocal n
+        if isinstance(v, list): new = [_normalise(x, rules) if isinstance(x, str) else x for x in v]
+        elif isinstance(v, str): new = _normalise(v, rules)
+        else: return v
+        if new != v: n += 1
+        return new
+    for cell in nb['cells']:
+        for o in cell.get('outputs') or []:
+            if 'text' in o: o['text'] = fix(o['text'])
+            if 'traceback' in o: o['traceback'] = fix(o['traceback'])
+            if 'evalue' in o: o['evalue'] = fix(o['evalue'])
+            for mime in list((o.get('data') or {})):
+                if mime.startswith('text/'): o['data'][mime] = fix(o['data'][mime])
+    return n
+
+
+class _Progress:
+    "Prints the running cell (number, section heading) every `every` seconds from a background thread."
+
+    def __init__(self, name: str, cells, every: float = 20.0):
+        self.name, self.cells, self.every = name, cells, every
+        self.n_code = sum(c.cell_type == 'code' for c in cells)
+        self.idx, self.k, self.heading, self.t0 = None, 0, '', time.time()
+        self.fd = os.dup(sys.__stdout__.fileno())
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def at(self, cell):
+        "Called before each code cell runs."
+        self.k += 1
+        self.idx = cell.idx_
+        for c in reversed(self.cells[:cell.idx_]):
+            if c.cell_type == 'markdown':
+                m = re.search(r'^#{1,4}\s+(.+)$', c.source, re.M)
+                if m:
+                    self.heading = m.group(1).strip()[:70]
+                    break
+
+    def _run(self):
+        while not self._stop.wait(self.every):
+            where = f' in "{self.heading}"' if self.heading else ''
+            line = f'  ... {self.name}: cell {self.k}/{self.n_code}{where}, {time.time() - self.t0:.0f}s\n'
+            os.write(self.fd, line.encode())  # the terminal: the running cell's sys.stdout is captured into the notebook
+
+    def __enter__(self): self._thread.start(); return self
+
+    def __exit__(self, *a):
+        self._stop.set(); self._thread.join(); os.close(self.fd)
 
 
 def run_one(fn: Path, run_flags: set[str]) -> int:
@@ -46,8 +129,11 @@ def run_one(fn: Path, run_flags: set[str]) -> int:
     lang = nb_lang(nb)
     for i, cell in enumerate(nb.cells): cell.idx_ = i
 
+    progress = _Progress(fn.name, nb.cells)
+
     def no_eval(cell):
         if cell.cell_type != 'code': return True
+        progress.at(cell)
         if 'nbdev_export' + '(' in cell.source: return True
         d = extract_directives(cell, remove=False, lang=lang)  # keep the source as it is
         if d.get('eval:', [''])[0].lower() == 'false': return True
@@ -57,14 +143,16 @@ def run_one(fn: Path, run_flags: set[str]) -> int:
     k._fname = fn
     start = time.time()
     cwd = os.getcwd()
+    print(f'  executing {fn.name} ({progress.n_code} code cells)', flush=True)
     try:
         os.chdir(fn.parent)
-        k.run_all(nb, exc_stop=True, preproc=no_eval)
+        with progress: k.run_all(nb, exc_stop=True, preproc=no_eval)
     except BaseException:
         sys.stderr.write(k.prettytb(fname=fn) + '\n')
         return 1
     finally:
         os.chdir(cwd)
+    normalise_outputs(nb)
     write_nb(nb, fn)
     print(f'  executed {fn.name} in {time.time() - start:.1f}s', flush=True)
     return 0

@@ -14,8 +14,16 @@ the same notebooks with what the Python environment has:
    that nbdev leaves for Quarto (`echo`, `output`, `include`, `code-fold`, `code-summary`), with the
    cell outputs (stream, error, text, markdown, HTML, LaTeX, PNG/JPEG/SVG figures written as files);
 3. pandoc (shipped by the `pypandoc_binary` wheel) makes standalone HTML with `tools/site/template.html`:
-   a sidebar of all pages, syntax highlighting, math as MathML (works offline), a table of contents;
-4. links are made local: `NN_name.ipynb` -> `NN_name.html`, nbdev doc links to `doc_host` -> relative.
+   a sidebar of all pages with a search box, syntax highlighting, math typeset by the KaTeX copy in
+   `tools/site/katex/` (no CDN: the site works offline), citations `[@key]` resolved by citeproc from
+   `nbs/references.bib` (plus a References page listing every entry), a table of contents;
+4. links are made local: `NN_name.ipynb` -> `NN_name.html`, nbdev doc links to `doc_host` -> relative;
+5. `search_index.js`: every section of every page (prose and code, not outputs) for the search box.
+
+Rendering fixes on the way: carriage returns in stream outputs are applied as a terminal would (a
+progress bar leaves its final state, not every redraw); `show_doc` blocks show classes as `class X(...)`,
+drop nbdev's `:NoneType` annotations and do not repeat an inherited docstring on every subclass;
+`#| gpu` cells say that they run only where a GPU is present.
 
 Usage: .venv/bin/python tools/render_site.py [--out _docs] [--jobs 2]
 """
@@ -41,6 +49,8 @@ ASSETS = Path(__file__).resolve().parent / 'site'
 CSS_NAME = 'style.css'
 _re_ansi = re.compile(r'\x1B(?:[@-Z\\-_]|\[[0-?]*[ -/]*[@-~])')
 _re_chapter = re.compile(r'^(\d\d[a-z]?)_(.+)\.ipynb$')  # 06_name, or a sub-chapter 06a_name
+BIB_NAME = 'references.bib'
+REFS_STEM = 'references'
 
 
 def settings() -> configparser.SectionProxy:
@@ -138,8 +148,8 @@ def _quarto_options(src: str) -> tuple[dict, str]:
 class PageWriter:
     "Turn one processed notebook into pandoc markdown, writing its figures under the site folder."
 
-    def __init__(self, stem: str, out: Path):
-        self.stem, self.out = stem, out
+    def __init__(self, stem: str, out: Path, gpu_sources=frozenset(), lookup=None):
+        self.stem, self.out, self.gpu_sources, self.lookup = stem, out, gpu_sources, lookup or (lambda name: None)
         self.files_rel = f'{stem}_files'
         self.n_files = 0
 
@@ -198,12 +208,19 @@ class PageWriter:
                 r = self.output(o, i, j, asis=opts.get('output') == 'asis')
                 if r: body.append(r)
         if not body: return ''
+        if code.strip() in self.gpu_sources:
+            ran = any(o.get('output_type') != 'error' for o in cell.get('outputs') or [])
+            note = ('GPU cell: it runs only where a GPU is present; the output below is from such a run.' if ran else
+                    'GPU cell: it runs only where a GPU is present. The machine that built this page had none, '
+                    'so there is no output here; run the notebook on a machine with an NVIDIA GPU to see it.')
+            body.insert(0, _raw_html(f'<p class="gpu-note">{html.escape(note)}</p>'))
+            return _div('.cell .gpu-cell', '\n'.join(body), colons=4)
         return _div('.cell', '\n'.join(body), colons=4)
 
     def output(self, o: dict, i: int, j: int, asis: bool) -> str:
         t = o.get('output_type')
         if t == 'stream':
-            txt = _re_ansi.sub('', _text(o.get('text')))
+            txt = apply_carriage_returns(_re_ansi.sub('', _text(o.get('text'))))
             if not txt.strip(): return ''
             name = o.get('name', 'stdout')
             return _div(f'.cell-output .cell-output-{name}', _code_block(txt))
@@ -223,7 +240,9 @@ class PageWriter:
             rel = self._write_file('figure-html', f'cell-{i}-output-{j}.svg', _text(data['image/svg+xml']).encode())
             return _div('.cell-output .cell-output-display', f'![]({rel})')
         if 'text/markdown' in data:
-            return _div('.cell-output .cell-output-markdown', _text(data['text/markdown']))
+            md = _text(data['text/markdown'])
+            if md.startswith('---'): md = fix_show_doc(md, self.lookup)
+            return _div('.cell-output .cell-output-markdown', md)
         if 'text/html' in data:
             return _div('.cell-output .cell-output-html', _raw_html(_text(data['text/html'])))
         if 'text/latex' in data:
@@ -232,6 +251,115 @@ class PageWriter:
             txt = _re_ansi.sub('', _text(data['text/plain']))
             return _div('.cell-output .cell-output-display', _code_block(txt))
         return ''
+
+
+def apply_carriage_returns(txt: str) -> str:
+    "What a terminal shows: each line keeps the text after its last carriage return (a progress bar's last state)."
+    if '\r' not in txt: return txt
+    lines = []
+    for line in txt.split('\n'):
+        segs = [s for s in line.split('\r') if s.strip()]
+        last = segs[-1] if segs else ''
+        if last.strip() in ('█', ''):
+            if lines and not lines[-1].strip(): continue
+            last = ''
+        lines.append(last.rstrip())
+    return '\n'.join(lines).strip('\n') + '\n'
+
+
+_re_sd_head = re.compile(r'^(#{2,6}) (\S+)\s*$', re.M)
+_re_sd_sig = re.compile(r'```python\ndef (\w+)\((.*?)\):\n```', re.S)
+
+
+def fix_show_doc(md: str, lookup) -> str:
+    """nbdev's show_doc markdown, made right: `class X(...)` for classes, no `:NoneType` annotations that
+    nbdev infers from `=None` defaults, and no docstring that a class only inherits (every `Function`
+    subclass would otherwise repeat `Function`'s)."""
+    m = _re_sd_head.search(md)
+    if not m: return md
+    name = m.group(2).replace('\\_', '_')
+    obj = lookup(name)
+    md = re.sub(r':NoneType=None', '=None', md)
+    is_class = isinstance(obj, type) if obj is not None else ('.' not in name and name[:1].isupper())
+    if is_class:
+        def sig(s):
+            args = s.group(2).strip()
+            return f'```python\nclass {s.group(1)}' + (f'({s.group(2)})' if args else '') + ':\n```'
+        md = _re_sd_sig.sub(sig, md, count=1)
+        if isinstance(obj, type) and not obj.__dict__.get('__doc__'):
+            end = md.find('```', md.find('```python') + 3)
+            if end > 0: md = md[:end + 3] + '\n'
+    return _escape_docstring_stars(md)
+
+
+def _escape_docstring_stars(md: str) -> str:
+    """Docstrings are plain text with `code` in backticks: a `*` in them (`a ** p`, `a*A@B + b*C`) is
+    multiplication and a `_` after a symbol (`‖x‖_p`) a subscript, not emphasis. Escape those outside
+    code, keeping nbdev's `*first line*` emphasis."""
+    start = md.find('```python')
+    end = md.find('```', start + 9) if start >= 0 else -1
+    if end < 0: return md
+    head, rest = md[:end + 3], md[end + 3:]
+
+    def esc(text):
+        parts = re.split(r'(`[^`]*`)', text)
+        def one(p):
+            p = p.replace('*', '\\*')
+            return re.sub(r'(?<![\w\\])_+|_+(?![\w])', lambda m: '\\_' * len(m.group()), p)
+        return ''.join(p if p.startswith('`') else one(p) for p in parts)
+    lines = []
+    for line in rest.split('\n'):
+        m = re.match(r'^\*(.*)\*$', line)
+        if m and not m.group(1).startswith('*'): lines.append('*' + esc(m.group(1)) + '*')
+        elif re.match(r'^\s*\* ', line):
+            i = line.index('*') + 1
+            lines.append(line[:i] + esc(line[i:]))
+        elif line.startswith('```'): lines.append(line)
+        else: lines.append(esc(line))
+    return head + '\n'.join(lines)
+
+
+def symbol_lookup():
+    "Find the objects show_doc documents by name (`Tensor`, `Tensor.sum`), in the package's modules."
+    import importlib
+    import pkgutil
+    import warnings
+    if str(ROOT) not in sys.path: sys.path.insert(0, str(ROOT))
+    mods = []
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        try:
+            pkg = importlib.import_module(settings().get('lib_name', 'minitorch_nb'))
+            mods.append(pkg)
+            for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.'):
+                try: mods.append(importlib.import_module(info.name))
+                except Exception: pass
+        except Exception as e:
+            print(f'render_site: note: the package does not import ({e}); show_doc fixes fall back to names')
+
+    def lookup(name):
+        head, *rest = name.split('.')
+        for mod in mods:
+            obj = mod.__dict__.get(head)
+            if obj is None: continue
+            try:
+                for r in rest: obj = getattr(obj, r)
+            except AttributeError: continue
+            return obj
+        return None
+    return lookup
+
+
+def gpu_cell_sources(nb_path: Path) -> frozenset:
+    "The code (directives removed, as nbdev's processing leaves it) of the `#| gpu` cells of a notebook."
+    nb = json.loads(nb_path.read_text(encoding='utf-8'))
+    out = set()
+    for c in nb.get('cells', []):
+        if c.get('cell_type') != 'code': continue
+        lines = _text(c.get('source')).splitlines()
+        if not any(re.match(r'^\s*#\|\s*gpu\s*$', ln) for ln in lines[:5]): continue
+        out.add('\n'.join(ln for ln in lines if not re.match(r'^\s*#\|', ln)).strip())
+    return frozenset(out)
 
 
 # --------------------------------------------------------------------------------------------
@@ -255,7 +383,7 @@ def sidebar_html(pages: list[tuple[str, str]], current: str) -> str:
     items = []
     for stem, title in pages:
         m = re.match(r'^(\d\d[a-z]?)_', stem)
-        num = m.group(1) if m else '◆'
+        num = m.group(1) if m else ('◆' if stem == 'index' else '¶')
         if stem == 'index': title = 'Introduction'
         cls = ' class="active"' if stem == current else ''
         cur = ' aria-current="page"' if stem == current else ''
@@ -311,14 +439,19 @@ def render(pages: list[Path], proc_dir: Path, out: Path, cfg) -> list[Path]:
     prefixes = [p.rstrip('/') + '/' for p in prefixes if p.strip('/')]
     # first pass: markdown for every page (titles are needed for the sidebar of each page)
     docs = []
+    lookup = symbol_lookup()
     for p in pages:
         nb = json.loads((proc_dir / p.name).read_text(encoding='utf-8'))
-        w = PageWriter(p.stem, out)
+        w = PageWriter(p.stem, out, gpu_cell_sources(p), lookup)
         fm, md = w.markdown(nb)
         docs.append((p.stem, page_title(p.stem, fm), fm, md))
+    bib = ROOT / cfg.get('nbs_path', 'nbs') / BIB_NAME
+    if bib.is_file():  # the References page: every entry of the bibliography
+        docs.append((REFS_STEM, 'References', {'nocite': '@*'},
+                     'Every work the book cites, with the chapters\' citations linking here.\n\n::: {#refs}\n:::\n'))
     nav = [(stem, title) for stem, title, _, _ in docs]
     aliases = {nbdev_page_name(p): f'{p.stem}.html' for p in pages if nbdev_page_name(p) != f'{p.stem}.html'}
-    written = []
+    written, unresolved = [], []
     with tempfile.TemporaryDirectory() as td:
         for k, (stem, title, fm, md) in enumerate(docs):
             meta = {'title': title, 'pagetitle': re.sub(r'[`*_]', '', title), 'site-title': site_title,
@@ -326,15 +459,21 @@ def render(pages: list[Path], proc_dir: Path, out: Path, cfg) -> list[Path]:
             if fm.get('description'): meta['description'] = str(fm['description'])
             m = re.match(r'^(\d\d[a-z]?)_', stem)
             if m and not _re_num_title.match(title): meta['chapter-label'] = f'Chapter {m.group(1)}'
+            if stem == REFS_STEM: meta['nocite'] = fm['nocite']
+            else: meta['reference-section-title'] = 'References'
+            meta['link-citations'] = True
             if k > 0: meta['prev-href'], meta['prev-title'] = f'{docs[k-1][0]}.html', docs[k-1][1]
             if k + 1 < len(docs): meta['next-href'], meta['next-title'] = f'{docs[k+1][0]}.html', docs[k+1][1]
             src, mf = Path(td) / f'{stem}.md', Path(td) / f'{stem}.yaml'
             src.write_text(md, encoding='utf-8')
             mf.write_text(json.dumps(meta), encoding='utf-8')  # JSON is YAML
             dst = out / f'{stem}.html'
-            cmd = [pandoc, str(src), '-f', 'markdown-citations', '-t', 'html5', '--standalone',
-                   f'--template={ASSETS / "template.html"}', f'--metadata-file={mf}',
-                   '--mathml', '--syntax-highlighting=pygments', '--toc', '--toc-depth=3',
+            # citations: only bracketed [@key] (a bare @name stays text: cite_literal.lua), resolved by citeproc
+            cite = ([f'--lua-filter={ASSETS / "cite_literal.lua"}', '--citeproc', f'--bibliography={bib}']
+                    if bib.is_file() else [])
+            cmd = [pandoc, str(src), '-f', 'markdown', '-t', 'html5', '--standalone',
+                   f'--template={ASSETS / "template.html"}', f'--metadata-file={mf}', *cite,
+                   '--katex=katex/', '--syntax-highlighting=pygments', '--toc', '--toc-depth=3',
                    '-V', f'sidebar={sidebar_html(nav, stem)}', '--wrap=none', '-o', str(dst)]
             r = subprocess.run(cmd, capture_output=True, text=True)
             if r.returncode != 0:
@@ -342,11 +481,15 @@ def render(pages: list[Path], proc_dir: Path, out: Path, cfg) -> list[Path]:
                 sys.exit(f'render_site: pandoc failed on {stem} (markdown kept in {out / (stem + ".md")}):\n{r.stderr}')
             for line in r.stderr.splitlines():
                 print(f'  pandoc [{stem}]: {line}')
+                if 'Citeproc: citation' in line and 'not found' in line: unresolved.append(f'{stem}: {line.strip()}')
             doc = localize_links(dst.read_text(encoding='utf-8'), prefixes, aliases)
             dst.write_text(doc, encoding='utf-8')
             copy_local_resources(doc, out, ROOT / cfg.get('nbs_path', 'nbs'))
             written.append(dst)
             print(f'  rendered {dst.relative_to(ROOT) if dst.is_relative_to(ROOT) else dst}')
+    if unresolved:
+        sys.exit('render_site: citations whose key is not in nbs/references.bib:\n  ' + '\n  '.join(unresolved))
+    write_search_index(out, [(f'{stem}.html', title) for stem, title, _, _ in docs])
     # nbdev + Quarto name chapter pages without the number (00_autograd.ipynb -> autograd.html), and
     # nbdev doc links use those names: small redirect pages keep such URLs working on this site too
     for alias, target in aliases.items():
@@ -357,6 +500,58 @@ def render(pages: list[Path], proc_dir: Path, out: Path, cfg) -> list[Path]:
                                      f'<script>location.replace("{t}" + location.hash)</script></head>'
                                      f'<body><p>This page is <a href="{t}">{t}</a>.</p></body></html>\n', encoding='utf-8')
     return written
+
+
+def page_sections(doc: str, page: str, title: str) -> list[list[str]]:
+    "[page, page title, heading, anchor, text] for each section of a rendered page (outputs left out)."
+    from html.parser import HTMLParser
+
+    class P(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.secs, self.stack, self.skip, self.head = [[page, title, title, '', []]], [], 0, None
+            self.in_main = False
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            if tag == 'main': self.in_main = True
+            if tag in ('nav', 'aside', 'footer', 'script', 'style') or 'cell-output' in (a.get('class') or '') \
+                    or 'katex-mathml' in (a.get('class') or ''):
+                self.stack.append(tag); self.skip += 1; return
+            if self.skip and tag == self.stack[-1]: self.stack.append(tag); self.skip += 1; return
+            if tag in ('h1', 'h2', 'h3', 'h4') and self.in_main and not self.skip and a.get('id'):
+                self.head = [a['id'], []]
+
+        def handle_endtag(self, tag):
+            if self.skip and self.stack and tag == self.stack[-1]:
+                self.stack.pop(); self.skip -= 1; return
+            if self.head and tag in ('h1', 'h2', 'h3', 'h4'):
+                anchor, words = self.head
+                self.secs.append([page, title, ' '.join(''.join(words).split()), anchor, []])
+                self.head = None
+
+        def handle_data(self, data):
+            if self.skip or not self.in_main: return
+            (self.head[1] if self.head else self.secs[-1][4]).append(data)
+
+    p = P()
+    p.feed(doc)
+    out = []
+    for pg, t, h, a, words in p.secs:
+        text = ' '.join(''.join(words).split())
+        if text or a: out.append([pg, t, h, a, text])
+    return out
+
+
+def write_search_index(out: Path, pages: list[tuple[str, str]]) -> None:
+    "search_index.js: a script (so that it loads from file:// too) with every section of every page."
+    secs = []
+    for name, title in pages:
+        f = out / name
+        if f.is_file(): secs += page_sections(f.read_text(encoding='utf-8'), name, re.sub(r'[`*]', '', title))
+    (out / 'search_index.js').write_text('window.BOOK_SEARCH = ' + json.dumps(secs, ensure_ascii=False) + ';\n',
+                                         encoding='utf-8')
+    print(f'  search index: {len(secs)} sections, {(out / "search_index.js").stat().st_size // 1024} KiB')
 
 
 def main(argv=None) -> int:
@@ -375,6 +570,9 @@ def main(argv=None) -> int:
     if out.exists(): shutil.rmtree(out)
     out.mkdir(parents=True)
     shutil.copy2(ASSETS / 'style.css', out / CSS_NAME)
+    shutil.copy2(ASSETS / 'site.js', out / 'site.js')
+    shutil.copytree(ASSETS / 'katex', out / 'katex', ignore=shutil.ignore_patterns('LICENSE'))
+    shutil.copy2(ASSETS / 'katex' / 'LICENSE', out / 'katex' / 'LICENSE.txt')
     (out / '.nojekyll').touch()
     written = render(pages, proc_dir, out, cfg)
     print(f'render_site: wrote {len(written)} page(s) to {out}')
