@@ -291,6 +291,12 @@ op("type", A(3, 4), D("float64"), forms=("method",))
 op("__add__", A(2, grad=False), N(np.ones(2)), id="numpy-right", forms=("op",))
 op("__mul__", A(3, 2, grad=False), N(np.ones(2), "float32"), id="numpy-right-f32", forms=("op",))
 op("__eq__", A(2, dtype="int64"), [1, 1], id="eq-list", forms=("op",), grad=False)
+op("mean", V([]), id="mean-of-nothing", grad=False)  # nan, and no numpy RuntimeWarning
+op("__format__", A(), "+.2f", forms=("method",), grad=False, id="format-0d")
+op("__format__", A(2), "+.2f", raises=True, forms=("method",), id="format-1d")
+for _name in ("long", "double", "float", "int", "half", "bool", "int8", "uint8", "int32", "float16"):  # dtype names
+    op("zeros", 3, dtype=D(_name), forms=("torch",), grad=False, dtypes=("float32",), id=f"zeros-dtype-{_name}")
+op("Tensor", [1, 2], forms=("torch",), grad=False, dtypes=("float32",), id="legacy-Tensor")  # float32, as torch
 
 # --- Python operators ---------------------------------------------------------------------------------------
 for _n in ("__add__", "__sub__", "__mul__", "__truediv__", "__pow__", "__radd__", "__rsub__", "__rmul__",
