@@ -65,7 +65,8 @@ class Row:
     lo: float = -2.0
     hi: float = 2.0
     raises: bool = False  # a row of bad input: torch must raise, and minitorch_nb the same type
-    xfail: dict = field(default_factory=dict)  # {"*" or a dtype or a form: reason}: xfail(strict=True)
+    # {key: reason} marks xfail(strict=True); a key is "*", a dtype, a form, "dtype:form", "@device" or "dtype@device"
+    xfail: dict = field(default_factory=dict)
     id: str = None  # the test id; defaults to the name
     ref: str = None  # torch's name for the op where minitorch_nb's spelling is an extra torch lacks (F.erf: torch.erf)
 
@@ -114,8 +115,9 @@ def reduction(name, dims=(0, 1, -1, (0, 1)), **kw):
 # --- elementwise, one tensor --------------------------------------------------------------------------------
 for _n in ("exp", "sin", "cos", "tanh", "sigmoid", "expm1", "sinh", "cosh"):
     unary(_n)
-for _n in ("abs", "neg", "negative", "sign", "floor", "ceil", "round", "relu"):
+for _n in ("abs", "neg", "negative", "sign", "floor", "ceil", "relu"):
     unary(_n, xfail={"bool": BOOL_KERNEL})
+unary("round", xfail={"bool": BOOL_KERNEL, "int64@cpu": "round of int64 on device 'cpu' gives float64 (torch: int64)"})
 unary("square", xfail={"bool": "square of bool: torch gives int64 (x * x promotes), ours bool"})
 unary("tan", lo=-1.2, hi=1.2)
 for _n in ("log1p", "sqrt"):
@@ -167,6 +169,9 @@ op("div", V([-7, 7, -7, 7, 0]), V([2, -2, -2, 2, 3]), rounding_mode="trunc", dty
 op("div", V([-7.5, 7.5, 1.0, -1.0, 0.0]), V([2.0, -2.0, 0.0, 0.0, -3.0]), rounding_mode="floor", id="div-floor-signs",
    grad=False, xfail={"*": WARNS})
 op("div", A(3, 4), A(3, 4), rounding_mode="round", raises=True, id="div-bad-mode")
+for _m in ("floor", "trunc"):  # float16 (torch computes in float16 too)
+    op("div", V([-7.5, 7.5, 1.0, -1.0, 0.0, 5.0, 1000.0]), V([2.0, -2.0, 3.0, -3.0, -3.0, 0.5, 0.3]), rounding_mode=_m,
+       dtypes=("float16",), grad=False, id=f"div-{_m}-float16")
 op("div", V([1, 2]), V([0, 1]), rounding_mode="floor", dtypes=("int64",), raises=True, id="div-int-by-zero", xfail={
    "*": "integer div by zero with rounding_mode: torch raises RuntimeError (ZeroDivisionError), ours returns garbage"})
 op("pow", A(3, 4, lo=0.2, hi=2.0), A(3, 4), id="pow-tensors")
@@ -286,6 +291,12 @@ op("type", A(3, 4), D("float64"), forms=("method",))
 op("__add__", A(2, grad=False), N(np.ones(2)), id="numpy-right", forms=("op",))
 op("__mul__", A(3, 2, grad=False), N(np.ones(2), "float32"), id="numpy-right-f32", forms=("op",))
 op("__eq__", A(2, dtype="int64"), [1, 1], id="eq-list", forms=("op",), grad=False)
+op("mean", V([]), id="mean-of-nothing", grad=False)  # nan, and no numpy RuntimeWarning
+op("__format__", A(), "+.2f", forms=("method",), grad=False, id="format-0d")
+op("__format__", A(2), "+.2f", raises=True, forms=("method",), id="format-1d")
+for _name in ("long", "double", "float", "int", "half", "bool", "int8", "uint8", "int32", "float16"):  # dtype names
+    op("zeros", 3, dtype=D(_name), forms=("torch",), grad=False, dtypes=("float32",), id=f"zeros-dtype-{_name}")
+op("Tensor", [1, 2], forms=("torch",), grad=False, dtypes=("float32",), id="legacy-Tensor")  # float32, as torch
 
 # --- Python operators ---------------------------------------------------------------------------------------
 for _n in ("__add__", "__sub__", "__mul__", "__truediv__", "__pow__", "__radd__", "__rsub__", "__rmul__",

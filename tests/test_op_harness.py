@@ -4,7 +4,7 @@ For each row, dtype and spelling (torch.name, Tensor.name, F.name, the Python op
 (per-dtype tolerances), result dtypes, shapes and types, `requires_grad`, gradients of every float input, and
 where torch raises, the exception type. A completeness test fails for any public op with no row.
 """
-import math, operator, warnings
+import math, operator, os, warnings
 import numpy as np
 import pytest
 import torch
@@ -17,6 +17,9 @@ from op_specs import ROWS, A, V, D, N
 TOL = {"float16": dict(rtol=1e-3, atol=1e-3), "float32": dict(rtol=1e-5, atol=1e-6),
        "float64": dict(rtol=1e-10, atol=1e-12)}
 FLOATS = ("float16", "float32", "float64")
+# The device minitorch_nb's inputs are made on: "numpy" (chapter 00) by default; MINITORCH_HARNESS_DEVICE=cpu runs
+# the table through chapter 06a's kernels instead (tests/test_op_table.py checks every device's kernels too).
+DEVICE = os.environ.get("MINITORCH_HARNESS_DEVICE", "numpy")
 
 # --- the spellings ------------------------------------------------------------------------------------------
 BINARY_OPS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
@@ -88,7 +91,7 @@ def dtype_stream(entry):
 def build(x, lib, row, leaves):
     "The inputs in `lib`: tensors of the same values and layout; gradient leaves are collected in `leaves`."
     if isinstance(x, Made):
-        leaf = lib.tensor(x.base)
+        leaf = lib.tensor(x.base) if lib is torch else lib.tensor(x.base, device=DEVICE)
         if row.grad and x.grad and x.base.dtype.kind == "f": leaf.requires_grad_()
         leaves.append(leaf)
         if x.layout == "T" and x.base.ndim >= 2: return leaf.transpose(-2, -1)
@@ -156,7 +159,8 @@ def compare_gradients(row, ours, theirs, leaves_m, leaves_t, rng):
     assert len(outs_m) == len(outs_t), "a different number of outputs require grad"
     cots = [rng.standard_normal(t.shape).astype(np_of(t).dtype) for t in outs_t]
     sum(((t * torch.tensor(c)).sum() for t, c in zip(outs_t, cots)), torch.zeros(())).backward()
-    sum(((o * mt.tensor(c)).sum() for o, c in zip(outs_m, cots)), mt.zeros(())).backward()
+    losses = [(o * mt.tensor(c, device=o.device)).sum() for o, c in zip(outs_m, cots)]
+    sum(losses[1:], losses[0]).backward()
     for i, (lm, lt) in enumerate(zip(leaves_m, leaves_t)):
         if lt.grad is None:
             assert lm.grad is None or not np.any(np_of(lm.grad)), f"grad of input {i}: torch gives None"
@@ -189,7 +193,8 @@ def params():
         for dtype in row.dtypes:
             dname = dtype if isinstance(dtype, str) else "-".join(dtype)
             for form in torch_forms(row):
-                reason = next((row.xfail[k] for k in ("*", dname, form, f"{dname}:{form}") if k in row.xfail), None)
+                keys = ("*", dname, form, f"{dname}:{form}", f"@{DEVICE}", f"{dname}@{DEVICE}")
+                reason = next((row.xfail[k] for k in keys if k in row.xfail), None)
                 marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
                 yield pytest.param(row, dtype, form, id=f"{row.id or row.name}-{dname}-{form}", marks=marks)
 
