@@ -712,8 +712,8 @@ def layout_repr(self: NDArray):
     "The array's layout in one line: shape, strides (elements), offset, dtype, device and contiguity."
     shape, strides, offset = self.layout
     kind = "contiguous" if self.is_contiguous() else "non-contiguous view"
-    return (f"NDArray(shape={list(shape)}, strides={list(strides)}, offset={offset}, dtype={self.dtype}, "
-            f"device={self.device!r}, {kind})")
+    return (f"NDArray(shape={list(shape)}, strides={list(strides)}, offset={offset}, "
+            f"dtype={self.dtype}, device={self.device!r}, {kind})")
 
 # %% ../nbs/05_strides.ipynb #73448701
 def view_strides(shape, strides, new_shape):
