@@ -71,13 +71,15 @@ class Browser:
         if 'exceptionDetails' in r: raise RuntimeError(f'{expr[:80]}: {r["exceptionDetails"]}')
         return r['result'].get('value')
 
-    def screenshot(self, path, full_page=True):
-        h = self.eval('Math.ceil(document.documentElement.scrollHeight)') if full_page else self.height
-        h = min(int(h), 16000)
-        self.call('Emulation.setDeviceMetricsOverride', session=True, width=self.width, height=h, deviceScaleFactor=1, mobile=False)
-        data = self.call('Page.captureScreenshot', session=True, format='png', captureBeyondViewport=True)['data']
-        self.call('Emulation.setDeviceMetricsOverride', session=True, width=self.width, height=self.height, deviceScaleFactor=1, mobile=False)
+    def screenshot(self, path, full_page=True, max_pixels=25e6):
+        "PNG of the whole page (scaled down when it has more than `max_pixels`: a long chapter is ~60,000 px tall)."
+        h = int(self.eval('Math.ceil(document.documentElement.scrollHeight)')) if full_page else self.height
+        scale = min(1.0, (max_pixels / (self.width * h)) ** 0.5)
+        clip = {'x': 0, 'y': 0, 'width': self.width, 'height': h, 'scale': round(scale, 3)}
+        data = self.call('Page.captureScreenshot', session=True, format='png', captureBeyondViewport=True,
+                         clip=clip)['data']
         with open(path, 'wb') as f: f.write(base64.b64decode(data))
+        return scale
 
     def console_errors(self):
         out = []

@@ -222,10 +222,11 @@ def check_in_browser(chromium: str, site: Path, shots: Path, strict_code: bool) 
                     else: notes.append(f'search {term!r}: {len(hits)} result(s), first {hits[0]}')
                 b.goto(f.resolve().as_uri())
             out = shots / (f.stem + '.png')
-            b.screenshot(str(out))
+            scale = b.screenshot(str(out))
             errors += png_problems(out)
-            print(f'check_site: looked at {name} ({r["math"]} math, {len(r["wideCode"])} wide code block(s)); '
-                  f'screenshot {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}', flush=True)
+            shown = out.relative_to(ROOT) if out.is_relative_to(ROOT) else out
+            print(f'check_site: looked at {name} ({r["math"]} math elements, {len(r["wideCode"])} wide code block(s)); '
+                  f'full-page screenshot {shown}' + (f' at {scale:.0%}' if scale < 1 else ''), flush=True)
     finally:
         b.close()
     return errors, notes
