@@ -30,7 +30,7 @@ import numpy as np
 from fastcore.basics import patch
 from .autograd import (Tensor, Function, namespace, unbroadcast, broadcast_shapes, result_type,
                                    grad, no_grad, float32, float64, int64, int32, int16, int8, uint8, float16, bool_, _operands, _dims, _shape_args,
-                                   _dim_arg)
+                                   _Defaults, _dim_arg)
 
 # %% ../nbs/01_tensor.ipynb #ba972fa3
 class GradcheckError(RuntimeError):
@@ -667,8 +667,9 @@ def manual_seed(seed):
     return _default_generator
 
 def _new(arr, device, requires_grad):
-    "A new leaf tensor from a numpy array, moved to `device`."
+    "A new leaf tensor from a numpy array, moved to `device` (or the default device)."
     t = Tensor._make(arr)
+    if device is None and _Defaults.device != "numpy": device = _Defaults.device  # mt.set_default_device
     if device is not None and device != t.device: t = t.to(device)
     return t.requires_grad_() if requires_grad else t
 
@@ -905,9 +906,8 @@ _BUILTIN_FORMS = ("abs", "max", "min", "sum", "pow", "round", "all", "any")  # b
 _NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "pow"}  # torch.add(2, x) works; torch.exp(2.) doesn't
 
 def _function_form(name):
-    "The function form of Tensor.name: the method itself if it takes `input`, else a wrapper that does."
+    "The function form of Tensor.name: the method behind a check that its input is a Tensor, as PyTorch's."
     method = getattr(Tensor, name)
-    if next(iter(inspect.signature(method).parameters)) == "input": return method
     @functools.wraps(method)
     def form(*args, **kwargs):
         if "input" in kwargs: args = (kwargs.pop("input"), *args)

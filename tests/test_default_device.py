@@ -32,7 +32,6 @@ def test_new_tensors_go_to_the_default_device(make, restore_default):
     assert make(mt).to("numpy").device == "numpy"  # a device named in a call wins over the default
     assert mt.tensor([1.0], device="numpy").device == "numpy"
 
-@pytest.mark.xfail(strict=True, reason="chapter 01's factories (_new) do not read the default device yet")
 def test_factories_go_to_the_default_device(restore_default):
     mt.set_default_device("cpu")
     assert mt.zeros(2).device == "cpu"
