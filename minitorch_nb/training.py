@@ -1255,6 +1255,6 @@ class SaveCheckpoint(Callback):
         if self.learn.epoch % self.every == 0: self.learn.save_checkpoint(self.path)
 
 class GradientClipping(Callback):
-    "Clip the global gradient norm to `max_norm` after each backward pass (GPT-2: 1.0)."
+    "Clip the global gradient norm to `max_norm` after each backward pass (GPT-3 used 1.0)."
     def __init__(self, max_norm=1.0): self.max_norm = max_norm
     def after_backward(self): clip_grad_norm_(self.learn.model.parameters(), self.max_norm)
