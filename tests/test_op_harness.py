@@ -215,6 +215,7 @@ def test_function_forms_refuse_a_number_like_torch(name):
 # --- completeness -------------------------------------------------------------------------------------------
 # Public names that are not ops of tensors and need no row here, each with why; they have their own tests.
 NON_OPS = {
+    "new_empty", "empty", # uninitialised values: shape and dtype are tested in tests/test_shape_ops_api.py
     # creation and random functions (tests/test_tensor.py, tests/test_ops_api.py, tests/test_data.py)
     "tensor", "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
     "randn_like", "arange", "eye", "rand", "randn", "randint", "randperm", "manual_seed",
