@@ -38,8 +38,13 @@ from .ops import (zeros, ones, empty, full, zeros_like, ones_like, empty_like, f
                   detach, expand_as, reshape_as)
 abs, max, min = Tensor.abs, Tensor.max, Tensor.min  # torch.abs/max/min; every module keeps Python's builtins
 sum, pow, round, all, any = (ops.function_forms[_n] for _n in ("sum", "pow", "round", "all", "any"))
+# elementwise maths (chapter 01): inverse functions, rounding, remainders, lerp, nan_to_num, logical ops
+from .ops import (asin, arcsin, acos, arccos, atan, arctan, asinh, arcsinh, acosh, arccosh, atanh, arctanh, atan2,
+                  arctan2, exp2, trunc, fix, frac, copysign, logaddexp, logaddexp2, fmod, remainder, floor_divide, lerp,
+                  nan_to_num, logical_and, logical_or, logical_xor, logical_not)
 from . import nn  # 02
 from .nn import save, load
+from .nn.modules import erf, erfinv  # torch.erf, torch.erfinv (chapter 02)
 from . import optim, learner  # 03
 from .nn import utils as _nn_utils  # nn.utils.clip_grad_norm_ comes from chapter 03's file
 from . import data, random  # 04
