@@ -43,8 +43,13 @@ from .ops import (einsum, cumsum, cumprod, cummax, cummin, logcumsumexp, prod, t
                   sort, argsort, msort, topk, isclose, allclose, nonzero, argwhere, masked_select, repeat_interleave,
                   unflatten, var_mean, std_mean, from_numpy, as_tensor, inference_mode)
 from . import testing
+# elementwise maths (chapter 01): inverse functions, rounding, remainders, lerp, nan_to_num, logical ops
+from .ops import (asin, arcsin, acos, arccos, atan, arctan, asinh, arcsinh, acosh, arccosh, atanh, arctanh, atan2,
+                  arctan2, exp2, trunc, fix, frac, copysign, logaddexp, logaddexp2, fmod, remainder, floor_divide, lerp,
+                  nan_to_num, logical_and, logical_or, logical_xor, logical_not)
 from . import nn  # 02
 from .nn import save, load
+from .nn.modules import erf, erfinv  # torch.erf, torch.erfinv (chapter 02)
 from . import optim, learner  # 03
 from .nn import utils as _nn_utils  # nn.utils.clip_grad_norm_ comes from chapter 03's file
 from . import data, random  # 04

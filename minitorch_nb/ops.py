@@ -4,22 +4,26 @@
 
 # %% auto #0
 __all__ = ['clip', 'return_types_max', 'return_types_min', 'concat', 'zeros_like', 'ones_like', 'empty_like', 'rand_like',
-           'randn_like', 'function_forms', 'matmul', 'mean', 'reshape', 'permute', 'transpose', 'tanh', 'sigmoid',
-           'sqrt', 'relu', 'maximum', 'minimum', 'clamp', 'argmax', 'argmin', 'var', 'std', 'masked_fill', 'unsqueeze',
-           'squeeze', 'flatten', 'broadcast_to', 'clone', 'split', 'chunk', 'softmax', 'log_softmax', 'logsumexp',
-           'add', 'sub', 'subtract', 'mul', 'multiply', 'div', 'divide', 'true_divide', 'neg', 'negative', 'mm', 't',
-           'exp', 'log', 'sin', 'cos', 'norm', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'numel', 'log1p', 'expm1', 'tan',
-           'sinh', 'cosh', 'log2', 'log10', 'square', 'rsqrt', 'reciprocal', 'sign', 'floor', 'ceil', 'isnan', 'isinf',
-           'isfinite', 'amax', 'detach', 'expand_as', 'reshape_as', 'return_types_cummax', 'return_types_cummin',
+           'randn_like', 'Trunc', 'Atan2', 'Copysign', 'Logaddexp', 'Logaddexp2', 'Remainder', 'Fmod', 'FloorDivide',
+           'function_forms', 'matmul', 'mean', 'reshape', 'permute', 'transpose', 'tanh', 'sigmoid', 'sqrt', 'relu',
+           'maximum', 'minimum', 'clamp', 'argmax', 'argmin', 'var', 'std', 'masked_fill', 'unsqueeze', 'squeeze',
+           'flatten', 'broadcast_to', 'clone', 'split', 'chunk', 'softmax', 'log_softmax', 'logsumexp', 'add', 'sub',
+           'subtract', 'mul', 'multiply', 'div', 'divide', 'true_divide', 'neg', 'negative', 'mm', 't', 'exp', 'log',
+           'sin', 'cos', 'norm', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'numel', 'log1p', 'expm1', 'tan', 'sinh', 'cosh',
+           'log2', 'log10', 'square', 'rsqrt', 'reciprocal', 'sign', 'floor', 'ceil', 'isnan', 'isinf', 'isfinite',
+           'amax', 'detach', 'expand_as', 'reshape_as', 'asin', 'arcsin', 'acos', 'arccos', 'atan', 'arctan', 'asinh',
+           'arcsinh', 'acosh', 'arccosh', 'atanh', 'arctanh', 'atan2', 'arctan2', 'exp2', 'trunc', 'fix', 'frac',
+           'copysign', 'logaddexp', 'logaddexp2', 'fmod', 'floor_divide', 'lerp', 'nan_to_num', 'logical_and',
+           'logical_or', 'logical_xor', 'logical_not', 'return_types_cummax', 'return_types_cummin',
            'return_types_sort', 'return_types_topk', 'cumsum', 'cumprod', 'cummax', 'cummin', 'logcumsumexp', 'prod',
            'tril', 'triu', 'flip', 'roll', 'diagonal', 'diag', 'sort', 'argsort', 'msort', 'topk', 'isclose',
            'allclose', 'nonzero', 'argwhere', 'masked_select', 'repeat_interleave', 'unflatten', 'GradcheckError',
            'gradcheck', 'gradgradcheck', 'Tanh', 'Sigmoid', 'Sqrt', 'ReLU', 'Abs', 'Maximum', 'Minimum', 'Clamp',
            'ExtremumDim', 'ExtremumAll', 'Where', 'where', 'View', 'Cat', 'cat', 'stack', 'Clone', 'Softmax',
            'LogSoftmax', 'LogSumExp', 'manual_seed', 'zeros', 'ones', 'empty', 'full', 'arange', 'linspace', 'eye',
-           'rand', 'randn', 'randint', 'randperm', 'full_like', 'Cumsum', 'Cumprod', 'Prod', 'Flip', 'Diagonal',
-           'DiagonalScatter', 'Unfold', 'var_mean', 'std_mean', 'from_numpy', 'as_tensor', 'inference_mode', 'einsum',
-           'assert_close']
+           'rand', 'randn', 'randint', 'randperm', 'full_like', 'NanToNum', 'remainder', 'Cumsum', 'Cumprod', 'Prod',
+           'Flip', 'Diagonal', 'DiagonalScatter', 'Unfold', 'var_mean', 'std_mean', 'from_numpy', 'as_tensor',
+           'inference_mode', 'einsum', 'assert_close']
 
 # %% ../nbs/01_tensor.ipynb #71dbbcfe
 import functools
@@ -894,6 +898,184 @@ def rsqrt(input: Tensor): return 1 / _floating(input).sqrt()
 for _name in ("isnan", "isinf", "isfinite"):
     setattr(Tensor, _name, (lambda api: lambda self: _result(getattr(namespace(self.data), api)(self.data)))(_name))
 
+# %% ../nbs/01_tensor.ipynb #e1a0b002
+from .autograd import _OPERANDS, _array_constant, _inplace
+
+def _quiet(fn, *arrays):
+    "fn(*arrays) without numpy's warnings: asin(2) is NaN and 1. % 0 is NaN, silently, as in PyTorch."
+    with np.errstate(all="ignore"): return fn(*arrays)
+
+def _not_for(name, t, kinds):
+    "PyTorch's NotImplementedError for a dtype the op has no kernel for."
+    if t.dtype.kind in kinds: raise NotImplementedError(f'"{name}" not implemented for {t.dtype} tensors (in PyTorch neither)')
+
+def _map_fn(name, api, derivative):
+    "A Function whose forward is the namespace's `api` (silent outside its domain); backward: grad * derivative(a)."
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _quiet(getattr(namespace(a.data), api), a.data)
+    def backward(ctx, grad): return grad * derivative(ctx.saved_tensors[0])
+    return type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+def _method(name, fn, doc):
+    fn.__name__, fn.__qualname__, fn.__doc__ = name, f"Tensor.{name}", doc
+    setattr(Tensor, name, fn)
+
+_INVERSES = {  # name: (namespace function, derivative, PyTorch's other spelling)
+    "asin": ("asin", lambda a: (1 - a * a).rsqrt(), "arcsin"), "acos": ("acos", lambda a: -(1 - a * a).rsqrt(), "arccos"),
+    "atan": ("atan", lambda a: 1 / (1 + a * a), "arctan"), "asinh": ("asinh", lambda a: (a * a + 1).rsqrt(), "arcsinh"),
+    "acosh": ("acosh", lambda a: (a * a - 1).rsqrt(), "arccosh"), "atanh": ("atanh", lambda a: 1 / (1 - a * a), "arctanh"),
+    "exp2": ("exp2", lambda a: a.exp2() * _LN2, None)}
+
+for _name, (_api, _d, _alias) in _INVERSES.items():
+    globals()[_name.capitalize()] = _fn = _map_fn(_name.capitalize(), _api, _d)
+    _method(_name, (lambda fn: lambda self: fn.apply(_floating(self)))(_fn), f"{_name}, elementwise (integers become float32).")
+    if _alias: setattr(Tensor, _alias, getattr(Tensor, _name))
+
+Trunc = _map_fn("Trunc", "trunc", _zero)
+
+@patch
+def trunc(self: Tensor):
+    "Round towards zero; integers stay integers; the gradient is zero."
+    _not_for("trunc", self, "b")
+    return Trunc.apply(self)
+
+Tensor.fix = Tensor.trunc
+
+@patch
+def frac(self: Tensor):
+    "x - trunc(x): the fractional part, with the sign of x; its gradient is 1."
+    _not_for("frac", self, "biu")
+    return self - self.trunc()
+
+# %% ../nbs/01_tensor.ipynb #e1a0b003
+def _remainder(xp, a, b):
+    "Python's %; a zero result takes the sign of a, as in PyTorch (numpy gives it the sign of b)."
+    r = xp.remainder(a, b)
+    return xp.where(r == 0, xp.copysign(r, a), r) if r.dtype.kind == "f" else r
+
+def _recip_norm2(a, b):
+    "1 / (a² + b²), and 0 where a = b = 0 (PyTorch's atan2 gradient there)."
+    r2 = a * a + b * b
+    return where(r2 == 0, 0., 1 / where(r2 == 0, 1., r2))
+
+_BINARY = {  # name: (forward on arrays, (d/da, d/db) from (a, b, out): None is zero, 1 passes the gradient on)
+    "atan2": (lambda xp, a, b: xp.atan2(a, b), lambda a, b, out: (b * _recip_norm2(a, b), -a * _recip_norm2(a, b))),
+    "copysign": (lambda xp, a, b: xp.copysign(a, b), lambda a, b, out: (where(a == 0, 0., out / a), None)),
+    "logaddexp": (lambda xp, a, b: xp.logaddexp(a, b), lambda a, b, out: (1 / (1 + (b - a).exp()), 1 / (1 + (a - b).exp()))),
+    "logaddexp2": (lambda xp, a, b: xp.logaddexp2(a, b),
+                   lambda a, b, out: (1 / (1 + ((b - a) * _LN2).exp()), 1 / (1 + ((a - b) * _LN2).exp()))),
+    "remainder": (_remainder, lambda a, b, out: (1, -a.floor_divide(b))),
+    "fmod": (lambda xp, a, b: xp.fmod(a, b), lambda a, b, out: (1, -(a / b).trunc())),
+    "floor_divide": (lambda xp, a, b: xp.floor_divide(a, b), lambda a, b, out: (None, None))}
+_INTEGER_DIVISIONS = {"remainder", "fmod", "floor_divide"}  # integers stay integers; dividing one by zero raises
+
+def _times(grad, d):
+    "grad times a partial derivative: None is zero, the number 1 passes grad on."
+    if d is None: return Tensor._make(namespace(grad.data).zeros_like(grad.data))
+    return grad if isinstance(d, int) else grad * d
+
+def _zip_fn(name, op, forward_arrays, partials):
+    "A Function of two broadcast tensors: `forward_arrays(xp, a, b)`, and its partial derivatives, unbroadcast."
+    def forward(ctx, a, b):
+        broadcast_shapes(a.shape, b.shape)
+        if op in _INTEGER_DIVISIONS and a.dtype.kind in "iu" and bool(namespace(b.data).any(b.data == 0)):
+            raise RuntimeError("ZeroDivisionError")  # PyTorch's error for an integer divided by zero
+        ctx.save_for_backward(a, b)
+        ctx.save_output()
+        return _quiet(forward_arrays, namespace(a.data), a.data, b.data)
+    def backward(ctx, grad):
+        (a, b), (need_a, need_b) = ctx.saved_tensors, ctx.needs_input_grad
+        da, db = partials(a, b, ctx.output)
+        return (unbroadcast(_times(grad, da), a.shape) if need_a else None,
+                unbroadcast(_times(grad, db), b.shape) if need_b else None)
+    return type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+def _pair(name, a, b, tensor_only):
+    "The two operands as tensors of one dtype, by PyTorch's rules for op `name`."
+    a, b = (_array_constant(x, a if isinstance(a, Tensor) else b) if isinstance(x, np.ndarray) else x for x in (a, b))
+    for position, x in ((1, a), (2, b)):
+        if not isinstance(x, Tensor) and (tensor_only or not isinstance(x, _OPERANDS)):
+            raise TypeError(f"{name}(): argument '{'input' if position == 1 else 'other'}' (position {position}) "
+                            f"must be Tensor, not {type(x).__name__}")
+    a, b = _operands(a, b)
+    if name in _INTEGER_DIVISIONS: _not_for(name, a, "b")
+    elif name.startswith("logaddexp"): _not_for(name, a, "biu")
+    else: a, b = _floating(a), _floating(b)
+    return a, b
+
+def _binary_method(name, fn, tensor_only):
+    return lambda self, other: fn.apply(*_pair(name, self, other, tensor_only))
+
+Atan2, Copysign, Logaddexp, Logaddexp2, Remainder, Fmod, FloorDivide = (
+    _zip_fn("".join(p.capitalize() for p in name.split("_")), name, *_BINARY[name]) for name in _BINARY)
+for _fn, _name in zip((Atan2, Copysign, Logaddexp, Logaddexp2, Remainder, Fmod, FloorDivide), _BINARY):
+    _method(_name, _binary_method(_name, _fn, _name in ("atan2", "logaddexp", "logaddexp2")),
+            f"torch.{_name} of two tensors (or a tensor and a number), broadcast.")
+Tensor.arctan2 = Tensor.atan2
+
+def _operator(method, swap=False):
+    "A Python operator over `method`: NotImplemented for operands it doesn't know, so Python tries the other side."
+    def op(self, other):
+        if not isinstance(other, _OPERANDS + (np.ndarray,)): return NotImplemented
+        return method(*((other, self) if swap else (self, other)))
+    return op
+
+_remainder_pair = lambda a, b: Remainder.apply(*_pair("remainder", a, b, False))
+_floor_divide_pair = lambda a, b: FloorDivide.apply(*_pair("floor_divide", a, b, False))
+for _dunder, _fn in (("mod", _remainder_pair), ("floordiv", _floor_divide_pair)):
+    _method(f"__{_dunder}__", _operator(_fn), f"self {'%' if _dunder == 'mod' else '//'} other, as in PyTorch.")
+    _method(f"__r{_dunder}__", _operator(_fn, swap=True), f"other {'%' if _dunder == 'mod' else '//'} self.")
+    setattr(Tensor, f"__i{_dunder}__", _inplace(getattr(Tensor, f"__{_dunder}__")))
+
+# %% ../nbs/01_tensor.ipynb #e1a0b004
+@patch
+def lerp(self: Tensor, end, weight):
+    "self + weight * (end - self); where |weight| >= 1/2 computed as end - (end - self) * (1 - weight), exact at 1."
+    if not isinstance(end, Tensor): raise TypeError(f"lerp(): argument 'end' (position 2) must be Tensor, not {type(end).__name__}")
+    _not_for("lerp", self, "biu")
+    for what, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t.dtype != self.dtype:
+            raise RuntimeError(f"lerp: expected dtype {self.dtype} for `{what}` but got dtype {t.dtype}")
+    diff = end - self
+    if not isinstance(weight, Tensor): return self + weight * diff if abs(weight) < 0.5 else end - diff * (1 - weight)
+    return where(weight.abs() < 0.5, self + weight * diff, end - diff * (1 - weight))
+
+class NanToNum(Function):
+    "NaN, +inf and -inf replaced by numbers; the gradient passes where the input was finite."
+    @staticmethod
+    def forward(ctx, a, nan, posinf, neginf):
+        xp, info = namespace(a.data), np.finfo(a.dtype)
+        ctx.finite = xp.isfinite(a.data)
+        x = xp.where(xp.isnan(a.data), xp.full_like(a.data, nan), a.data)
+        x = xp.where(x == math.inf, xp.full_like(x, info.max if posinf is None else posinf), x)
+        return xp.where(x == -math.inf, xp.full_like(x, info.min if neginf is None else neginf), x)
+    @staticmethod
+    def backward(ctx, grad): return grad * _constant(namespace(grad.data).astype(ctx.finite, grad.dtype))
+
+@patch
+def nan_to_num(self: Tensor, nan=0.0, posinf=None, neginf=None):
+    "NaN -> `nan`, inf -> `posinf`, -inf -> `neginf` (None: the dtype's largest and smallest finite values)."
+    return NanToNum.apply(self, nan, posinf, neginf) if self.dtype.kind == "f" else self.clone()
+
+def _logical(api):
+    def method(self, other):
+        if isinstance(other, np.ndarray): other = _array_constant(other, self)
+        if not isinstance(other, Tensor):
+            raise TypeError(f"{api}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+        broadcast_shapes(self.shape, other.shape)
+        a, b = _operands(self, other)
+        return _result(getattr(namespace(a.data), api)(a.data, b.data))  # a bool tensor, never in the graph
+    return method
+
+for _api in ("logical_and", "logical_or", "logical_xor"):
+    _method(_api, _logical(_api), f"Elementwise {_api.replace('_', ' ')} of two tensors' truth values (a bool tensor).")
+
+@patch
+def logical_not(self: Tensor):
+    "True where the element is zero (a bool tensor)."
+    return _result(namespace(self.data).logical_not(self.data))
+
 # %% ../nbs/01_tensor.ipynb #82822111
 _FUNCTION_FORMS = ("matmul", "mean", "reshape", "permute", "transpose", "tanh", "sigmoid", "sqrt", "relu",
                   "maximum", "minimum", "clamp", "argmax", "argmin", "var", "std", "masked_fill", "unsqueeze",
@@ -925,6 +1107,22 @@ function_forms = {name: _function_form(name) for name in _FUNCTION_FORMS + _BUIL
  clip, norm, eq, ne, lt, le, gt, ge, numel, log1p, expm1, tan, sinh, cosh, log2, log10, square, rsqrt, reciprocal,
  sign, floor, ceil, isnan, isinf, isfinite, amax, detach, expand_as, reshape_as) = (
     function_forms[name] for name in _FUNCTION_FORMS)
+
+# %% ../nbs/01_tensor.ipynb #e1a0b006
+_ELEMENTWISE_FORMS = ("asin", "arcsin", "acos", "arccos", "atan", "arctan", "asinh", "arcsinh", "acosh", "arccosh",
+                      "atanh", "arctanh", "atan2", "arctan2", "exp2", "trunc", "fix", "frac", "copysign", "logaddexp",
+                      "logaddexp2", "fmod", "floor_divide", "lerp", "nan_to_num", "logical_and", "logical_or",
+                      "logical_xor", "logical_not")
+function_forms.update({name: _function_form(name) for name in _ELEMENTWISE_FORMS})
+
+def remainder(input, other):
+    "input % other, as torch.remainder; the first argument may be a number too (torch.remainder(5, t))."
+    return _remainder_pair(input, other)
+
+function_forms["remainder"] = remainder
+(asin, arcsin, acos, arccos, atan, arctan, asinh, arcsinh, acosh, arccosh, atanh, arctanh, atan2, arctan2, exp2, trunc,
+ fix, frac, copysign, logaddexp, logaddexp2, fmod, floor_divide, lerp, nan_to_num, logical_and, logical_or, logical_xor,
+ logical_not) = (function_forms[name] for name in _ELEMENTWISE_FORMS)
 
 # %% ../nbs/01_tensor.ipynb #0b2f9c66
 from .autograd import GetItem, IndexAdd, tensor, set_grad_enabled

@@ -6,27 +6,30 @@
 __all__ = ['cpu_position_of', 'CHUNK', 'GATHER', 'inline', 'inline_identity', 'PAR', 'negative_', 'positive_', 'abs_', 'square_',
            'sign_', 'invert_', 'logical_not_', 'exp_', 'expm1_', 'log_', 'log1p_', 'log2_', 'log10_', 'sqrt_', 'sin_',
            'cos_', 'tan_', 'sinh_', 'cosh_', 'tanh_', 'floor_', 'ceil_', 'rint_', 'isnan_', 'isinf_', 'isfinite_',
-           'add_', 'subtract_', 'multiply_', 'divide_', 'power_', 'floor_divide_', 'remainder_', 'arctan2_', 'maximum_',
-           'minimum_', 'equal_', 'not_equal_', 'less_', 'less_equal_', 'greater_', 'greater_equal_', 'logical_and_',
-           'logical_or_', 'logical_xor_', 'bitwise_and_', 'bitwise_or_', 'bitwise_xor_', 'MAP_KERNELS', 'ZIP_KERNELS',
-           'STALE_CACHE_DROPPED', 'sum_', 'prod_', 'max_', 'min_', 'any_', 'all_', 'REDUCE_KERNELS', 'TILE_I', 'TILE_K',
-           'TILE_J', 'TILE_CANDIDATES', 'matmul_tuner', 'SUPPORTED', 'PARALLEL_MIN', 'NUMPY_LOOP_OPS', 'NUMPY_SIMD_OPS',
-           'UFUNC_WORKERS', 'cpu_backend', 'WELFORD_ROWS', 'RSQRT_MAGIC', 'position_of', 'coalesce', 'split_rows',
-           'map_loop', 'zip_loop', 'scalars', 'negative_kernel', 'positive_kernel', 'abs_kernel', 'square_kernel',
-           'sign_kernel', 'invert_kernel', 'logical_not_kernel', 'exp_kernel', 'expm1_kernel', 'log_kernel',
-           'log1p_kernel', 'log2_kernel', 'log10_kernel', 'sqrt_kernel', 'sin_kernel', 'cos_kernel', 'tan_kernel',
-           'sinh_kernel', 'cosh_kernel', 'tanh_kernel', 'floor_kernel', 'ceil_kernel', 'rint_kernel', 'isnan_kernel',
-           'isinf_kernel', 'isfinite_kernel', 'add_kernel', 'subtract_kernel', 'multiply_kernel', 'divide_kernel',
-           'power_kernel', 'floor_divide_kernel', 'remainder_kernel', 'arctan2_kernel', 'maximum_kernel',
-           'minimum_kernel', 'equal_kernel', 'not_equal_kernel', 'less_kernel', 'less_equal_kernel', 'greater_kernel',
-           'greater_equal_kernel', 'logical_and_kernel', 'logical_or_kernel', 'logical_xor_kernel',
-           'bitwise_and_kernel', 'bitwise_or_kernel', 'bitwise_xor_kernel', 'kernels_of', 'scalar_fingerprint',
-           'drop_stale_cache', 'where_kernel', 'copy_kernel', 'take_kernel', 'put_kernel', 'reduce_loop', 'sum_kernel',
-           'prod_kernel', 'max_kernel', 'min_kernel', 'any_kernel', 'all_kernel', 'arg_reduce_kernel',
-           'matmul_strided_kernel', 'tiled_matmul_loops', 'matmul_tiled_kernel', 'matmul_tiled_sized_kernel',
-           'Autotuner', 'tiled_matmul_variants', 'matmul_autotuned', 'ufunc_on_threads', 'CpuBackend',
-           'relu_affine_kernel', 'fused_relu_affine', 'bias_relu_kernel', 'linear_relu', 'welford_chunks_kernel',
-           'chan_merge', 'batch_norm_stats', 'rsqrt_newton', 'sigmoid_lut']
+           'arcsin_', 'arccos_', 'arctan_', 'arcsinh_', 'arccosh_', 'arctanh_', 'trunc_', 'exp2_', 'add_', 'subtract_',
+           'multiply_', 'divide_', 'power_', 'floor_divide_', 'remainder_', 'arctan2_', 'maximum_', 'minimum_', 'fmod_',
+           'copysign_', 'logaddexp_', 'logaddexp2_', 'equal_', 'not_equal_', 'less_', 'less_equal_', 'greater_',
+           'greater_equal_', 'logical_and_', 'logical_or_', 'logical_xor_', 'bitwise_and_', 'bitwise_or_',
+           'bitwise_xor_', 'MAP_KERNELS', 'ZIP_KERNELS', 'STALE_CACHE_DROPPED', 'sum_', 'prod_', 'max_', 'min_', 'any_',
+           'all_', 'REDUCE_KERNELS', 'TILE_I', 'TILE_K', 'TILE_J', 'TILE_CANDIDATES', 'matmul_tuner', 'SUPPORTED',
+           'PARALLEL_MIN', 'NUMPY_LOOP_OPS', 'NUMPY_SIMD_OPS', 'UFUNC_WORKERS', 'cpu_backend', 'WELFORD_ROWS',
+           'RSQRT_MAGIC', 'position_of', 'coalesce', 'split_rows', 'map_loop', 'zip_loop', 'scalars', 'negative_kernel',
+           'positive_kernel', 'abs_kernel', 'square_kernel', 'sign_kernel', 'invert_kernel', 'logical_not_kernel',
+           'exp_kernel', 'expm1_kernel', 'log_kernel', 'log1p_kernel', 'log2_kernel', 'log10_kernel', 'sqrt_kernel',
+           'sin_kernel', 'cos_kernel', 'tan_kernel', 'sinh_kernel', 'cosh_kernel', 'tanh_kernel', 'floor_kernel',
+           'ceil_kernel', 'rint_kernel', 'isnan_kernel', 'isinf_kernel', 'isfinite_kernel', 'arcsin_kernel',
+           'arccos_kernel', 'arctan_kernel', 'arcsinh_kernel', 'arccosh_kernel', 'arctanh_kernel', 'trunc_kernel',
+           'exp2_kernel', 'add_kernel', 'subtract_kernel', 'multiply_kernel', 'divide_kernel', 'power_kernel',
+           'floor_divide_kernel', 'remainder_kernel', 'arctan2_kernel', 'maximum_kernel', 'minimum_kernel',
+           'fmod_kernel', 'copysign_kernel', 'logaddexp_kernel', 'logaddexp2_kernel', 'equal_kernel',
+           'not_equal_kernel', 'less_kernel', 'less_equal_kernel', 'greater_kernel', 'greater_equal_kernel',
+           'logical_and_kernel', 'logical_or_kernel', 'logical_xor_kernel', 'bitwise_and_kernel', 'bitwise_or_kernel',
+           'bitwise_xor_kernel', 'kernels_of', 'scalar_fingerprint', 'drop_stale_cache', 'where_kernel', 'copy_kernel',
+           'take_kernel', 'put_kernel', 'reduce_loop', 'sum_kernel', 'prod_kernel', 'max_kernel', 'min_kernel',
+           'any_kernel', 'all_kernel', 'arg_reduce_kernel', 'matmul_strided_kernel', 'tiled_matmul_loops',
+           'matmul_tiled_kernel', 'matmul_tiled_sized_kernel', 'Autotuner', 'tiled_matmul_variants', 'matmul_autotuned',
+           'ufunc_on_threads', 'CpuBackend', 'relu_affine_kernel', 'fused_relu_affine', 'bias_relu_kernel',
+           'linear_relu', 'welford_chunks_kernel', 'chan_merge', 'batch_norm_stats', 'rsqrt_newton', 'sigmoid_lut']
 
 # %% ../../nbs/06a_cpu_kernels.ipynb #60c26020
 from concurrent.futures import ThreadPoolExecutor
@@ -196,6 +199,25 @@ def isinf_kernel(o, so, oo, a, sa, ao, shape): map_loop(isinf_, o, so, oo, a, sa
 @njit(**PAR)
 def isfinite_kernel(o, so, oo, a, sa, ao, shape): map_loop(isfinite_, o, so, oo, a, sa, ao, shape)
 
+arcsin_, arccos_, arctan_, arcsinh_, arccosh_, arctanh_, trunc_, exp2_ = scalars(
+    "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "trunc", "exp2")
+@njit(**PAR)
+def arcsin_kernel(o, so, oo, a, sa, ao, shape): map_loop(arcsin_, o, so, oo, a, sa, ao, shape)
+@njit(**PAR)
+def arccos_kernel(o, so, oo, a, sa, ao, shape): map_loop(arccos_, o, so, oo, a, sa, ao, shape)
+@njit(**PAR)
+def arctan_kernel(o, so, oo, a, sa, ao, shape): map_loop(arctan_, o, so, oo, a, sa, ao, shape)
+@njit(**PAR)
+def arcsinh_kernel(o, so, oo, a, sa, ao, shape): map_loop(arcsinh_, o, so, oo, a, sa, ao, shape)
+@njit(**PAR)
+def arccosh_kernel(o, so, oo, a, sa, ao, shape): map_loop(arccosh_, o, so, oo, a, sa, ao, shape)
+@njit(**PAR)
+def arctanh_kernel(o, so, oo, a, sa, ao, shape): map_loop(arctanh_, o, so, oo, a, sa, ao, shape)
+@njit(**PAR)
+def trunc_kernel(o, so, oo, a, sa, ao, shape): map_loop(trunc_, o, so, oo, a, sa, ao, shape)
+@njit(**PAR)
+def exp2_kernel(o, so, oo, a, sa, ao, shape): map_loop(exp2_, o, so, oo, a, sa, ao, shape)
+
 # %% ../../nbs/06a_cpu_kernels.ipynb #b948e536
 add_, subtract_, multiply_, divide_, power_, floor_divide_, remainder_, arctan2_, maximum_, minimum_ = scalars(
     "add", "subtract", "multiply", "divide", "power", "floor_divide", "remainder", "arctan2", "maximum", "minimum")
@@ -219,6 +241,16 @@ def arctan2_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(arctan2_, o
 def maximum_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(maximum_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 @njit(**PAR)
 def minimum_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(minimum_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+
+fmod_, copysign_, logaddexp_, logaddexp2_ = scalars("fmod", "copysign", "logaddexp", "logaddexp2")
+@njit(**PAR)
+def fmod_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(fmod_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+@njit(**PAR)
+def copysign_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(copysign_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+@njit(**PAR)
+def logaddexp_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(logaddexp_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+@njit(**PAR)
+def logaddexp2_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(logaddexp2_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 
 equal_, not_equal_, less_, less_equal_, greater_, greater_equal_ = scalars(
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal")

@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['IncompatibleKeys', 'Parameter', 'Module', 'RemovableHandle', 'calculate_gain', 'uniform_', 'normal_', 'constant_',
            'zeros_', 'ones_', 'xavier_uniform_', 'xavier_normal_', 'kaiming_uniform_', 'kaiming_normal_',
-           'LinearFunction', 'linear', 'Linear', 'Erf', 'erf', 'relu', 'tanh', 'sigmoid', 'gelu', 'softmax',
-           'log_softmax', 'LogSigmoidFunction', 'logsigmoid', 'Identity', 'ReLU', 'Tanh', 'Sigmoid', 'GELU', 'Softmax',
-           'LogSoftmax', 'LogSigmoid', 'SoftplusFunction', 'softplus', 'silu', 'mish', 'softsign', 'elu', 'celu',
-           'selu', 'leaky_relu', 'prelu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softmin', 'SiLU', 'Mish',
-           'SELU', 'Hardsigmoid', 'Hardswish', 'ELU', 'CELU', 'LeakyReLU', 'Softplus', 'Hardtanh', 'ReLU6', 'Softsign',
-           'Softmin', 'PReLU', 'dropout', 'Dropout', 'Flatten', 'embedding', 'Embedding', 'pad', 'one_hot',
+           'LinearFunction', 'linear', 'Linear', 'Erf', 'erf', 'Erfinv', 'erfinv', 'relu', 'tanh', 'sigmoid', 'gelu',
+           'softmax', 'log_softmax', 'LogSigmoidFunction', 'logsigmoid', 'Identity', 'ReLU', 'Tanh', 'Sigmoid', 'GELU',
+           'Softmax', 'LogSoftmax', 'LogSigmoid', 'SoftplusFunction', 'softplus', 'silu', 'mish', 'softsign', 'elu',
+           'celu', 'selu', 'leaky_relu', 'prelu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softmin', 'SiLU',
+           'Mish', 'SELU', 'Hardsigmoid', 'Hardswish', 'ELU', 'CELU', 'LeakyReLU', 'Softplus', 'Hardtanh', 'ReLU6',
+           'Softsign', 'Softmin', 'PReLU', 'dropout', 'Dropout', 'Flatten', 'embedding', 'Embedding', 'pad', 'one_hot',
            'Sequential', 'ModuleList', 'ModuleDict', 'ParameterList', 'ParameterDict', 'nll_loss', 'cross_entropy',
            'mse_loss', 'binary_cross_entropy_with_logits', 'MSELoss', 'NLLLoss', 'CrossEntropyLoss',
            'BCEWithLogitsLoss', 'l1_loss', 'smooth_l1_loss', 'huber_loss', 'L1Loss', 'SmoothL1Loss', 'HuberLoss',
@@ -491,11 +491,10 @@ def _erf_array(x):
     xp = namespace(x)
     a = xp.abs(x)
     s = xp.where(a < 3, a * a, xp.full_like(a, 9.0))
-    small = a * _clenshaw(2 * s / 9 - 1, _ERF_SMALL)
+    small = x * _clenshaw(2 * s / 9 - 1, _ERF_SMALL)  # x, not |x|: erf(-0.0) is -0.0
     t = xp.where(a < 3, xp.full_like(a, 3.0), xp.where(a > 6, xp.full_like(a, 6.0), a))
     large = 1 - xp.exp(-t * t) * _clenshaw(2 * (t - 3) / 3 - 1, _ERFC_LARGE)
-    r = xp.where(a < 3, small, large)
-    return xp.where(x < 0, -r, r)
+    return xp.where(a < 3, small, xp.where(x < 0, -large, large))
 
 class Erf(Function):
     "The error function erf(x) = 2/√π ∫₀ˣ exp(-t²) dt; its derivative is 2/√π · exp(-x²)."
@@ -512,6 +511,73 @@ class Erf(Function):
 def erf(input):
     "The error function, elementwise (integers become float32)."
     return Erf.apply(input if input.dtype.kind == "f" else input.to(float32))
+
+# %% ../../nbs/02_nn.ipynb #e1a0b012
+_ERFCX_MID = _chebyshev_fit(lambda x: math.erfc(x) * math.exp(x * x), 0.4, 3)  # erfc(x)·exp(x²) on [0.4, 3]
+_GILES_CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+                  -0.00417768164, 0.246640727, 1.50140941)
+_GILES_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+               0.00943887047, 1.00167406, 2.83297682)
+
+def _horner(u, coefs):
+    p = 0 * u + coefs[0]
+    for c in coefs[1:]: p = p * u + c
+    return p
+
+def _clamped(xp, t, lo, hi):
+    return xp.where(t < lo, xp.full_like(t, lo), xp.where(t > hi, xp.full_like(t, hi), t))
+
+def _erfcx(t):
+    "erfc(t)·exp(t²) for t in [0.4, 6] (clamped outside), relative error about 4e-15."
+    xp = namespace(t)
+    mid, large = _clamped(xp, t, 0.4, 3.0), _clamped(xp, t, 3.0, 6.0)
+    return xp.where(t < 3, _clenshaw((mid - 0.4) / 1.3 - 1, _ERFCX_MID), _clenshaw(2 * (large - 3) / 3 - 1, _ERFC_LARGE))
+
+def _erfinv_array(y):
+    "erfinv of a float64 array with |y| < 1: Giles's first guess, then four Newton steps."
+    xp = namespace(y)
+    w = -xp.log((1 - y) * (1 + y))
+    x = y * xp.where(w < 5, _horner(w - 2.5, _GILES_CENTRAL), _horner(xp.sqrt(w) - 3, _GILES_TAIL))
+    a = xp.abs(y)
+    tail, log_c, sign = a > 0.5, xp.log(xp.where(a > 0.5, 1 - a, xp.full_like(a, 0.5))), xp.sign(y)  # 1 - a is exact here
+    for _ in range(4):
+        t = xp.abs(x)
+        r = _erfcx(t)
+        in_tail = t + (xp.log(r) - t * t - log_c) * r * (math.sqrt(math.pi) / 2)  # Newton on log erfc(t) = log(1 - |y|)
+        central = x - (_erf_array(x) - y) * xp.exp(x * x) * (math.sqrt(math.pi) / 2)  # Newton on erf(x) = y
+        x = xp.where(tail, sign * in_tail, central)
+    return x
+
+class Erfinv(Function):
+    "The inverse of erf on (-1, 1), ±inf at ±1, NaN outside; its derivative is √π/2 · exp(erfinv(y)²)."
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_output()
+        xp = namespace(a.data)
+        y = xp.astype(a.data, float64)
+        inside = xp.abs(y) < 1
+        x = _erfinv_array(xp.where(inside, y, xp.zeros_like(y)))
+        edge = xp.where(y == 1, xp.full_like(y, math.inf), xp.where(y == -1, xp.full_like(y, -math.inf), xp.full_like(y, math.nan)))
+        x = xp.where(inside, x, edge)
+        return xp.astype(x, a.dtype)
+    @staticmethod
+    def backward(ctx, grad):
+        out = ctx.output
+        return grad * (math.sqrt(math.pi) / 2) * (out * out).exp()
+
+def erfinv(input):
+    "The inverse error function, elementwise (integers become float32)."
+    return Erfinv.apply(input if input.dtype.kind == "f" else input.to(float32))
+
+@patch
+def erf(self: Tensor):
+    "The error function, elementwise."
+    return erf(self)
+
+@patch
+def erfinv(self: Tensor):
+    "The inverse error function, elementwise."
+    return erfinv(self)
 
 # %% ../../nbs/02_nn.ipynb #1ce0d4f4
 def _activation(floating):
