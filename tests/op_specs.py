@@ -483,3 +483,31 @@ op("einsum", "ij,ij", A(3, 4), A(4, 3, layout="T"), forms=("torch",), id="einsum
 op("einsum", "ij,jk->ik", A(2, 3), A(4, 5), raises=True, forms=("torch",), id="einsum-mismatch")
 op("as_tensor", N([[1.0, 2.0]]), forms=("torch",), grad=False, dtypes=("float32",))
 op("from_numpy", N([[1.0, 2.0]]), forms=("torch",), grad=False, dtypes=("float32",))
+
+# --- elementwise maths of chapter 01's families: inverses, rounding, remainders, lerp, logical ops -----------
+for _n in ("asin", "arcsin", "acos", "arccos", "atanh", "arctanh"):
+    unary(_n, lo=-0.9, hi=0.9, dtypes=FLOAT)
+for _n in ("atan", "arctan", "asinh", "arcsinh", "exp2", "erf"):
+    unary(_n, dtypes=FLOAT)
+for _n in ("acosh", "arccosh"):
+    unary(_n, lo=1.1, hi=3.0, dtypes=FLOAT)
+unary("erfinv", lo=-0.95, hi=0.95, dtypes=FLOAT)
+for _n in ("trunc", "fix", "frac"):
+    unary(_n, dtypes=NUM if _n != "frac" else FLOAT)
+for _n in ("atan2", "arctan2", "logaddexp", "logaddexp2", "copysign"):
+    op(_n, cases=BINARY_CASES, dtypes=FLOAT)
+for _n in ("fmod", "remainder"):
+    op(_n, cases=BINARY_CASES[:3] + [(A(3, 4), 1.5)], dtypes=FLOAT, lo=0.5, hi=3.0)
+    op(_n, V([-7, 7, -7, 7]), V([2, -2, -2, 3]), dtypes=("int64",), id=f"{_n}-signs", grad=False)
+op("floor_divide", V([-7, 7, -7, 7]), V([2, -2, -2, 3]), dtypes=("int64", "float32"), grad=False)
+for _n in ("__mod__", "__floordiv__"):
+    op(_n, V([-7.5, 7.5, -7.0, 7.0]), V([2.0, -2.0, -2.0, 3.0]), dtypes=NUM, forms=("op",), grad=_n == "__mod__")
+for _n in ("__rmod__", "__rfloordiv__"):
+    op(_n, V([2.0, -2.0, 3.0]), 7, dtypes=NUM, forms=("op",), grad=False)
+op("lerp", A(3, 4), A(3, 4), 0.3)
+op("lerp", A(3, 4), A(4), A(3, 1, lo=0.0, hi=1.0), id="lerp-tensor-weight")
+for _n in ("logical_and", "logical_or", "logical_xor"):
+    op(_n, cases=BINARY_CASES[:3], dtypes=ALL, grad=False)
+op("logical_not", cases=UNARY_CASES, dtypes=ALL, grad=False)
+op("nan_to_num", V([np.nan, np.inf, -np.inf, 1.5]), grad=False)
+op("nan_to_num", V([np.nan, np.inf, -np.inf, 1.5]), nan=0.5, posinf=9.0, neginf=-9.0, id="nan_to_num-values")
