@@ -35,7 +35,8 @@ def test_top_level_has_no_internals_and_no_autograd_functions():
 
 def test_function_forms_are_the_methods():
     x = mt.tensor([[-1.0, 2.0], [0.5, -3.0]])
-    assert mt.relu is mt.Tensor.relu and mt.max is mt.Tensor.max and mt.abs is mt.Tensor.abs
+    assert mt.max.__wrapped__ is mt.Tensor.max and mt.abs.__wrapped__ is mt.Tensor.abs  # a check over the method
+    assert mt.relu is mt.nn.functional.relu  # torch.relu, like F.relu, refuses a number
     assert mt.clamp(x, -1, 1).tolist() == x.clamp(-1, 1).tolist() and mt.max(x).item() == 2.0
     assert mt.ops.max is max and mt.autograd.sum is sum  # the modules keep Python's builtins
 
