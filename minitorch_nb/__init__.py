@@ -36,6 +36,7 @@ from .ops import (zeros, ones, empty, full, zeros_like, ones_like, empty_like, f
                   neg, negative, mm, t, exp, log, sin, cos, norm, eq, ne, lt, le, gt, ge, numel, log1p, expm1, tan,
                   sinh, cosh, log2, log10, square, rsqrt, reciprocal, sign, floor, ceil, isnan, isinf, isfinite, amax,
                   detach, expand_as, reshape_as)
+from .ops import addcmul, addcdiv  # their in-place forms serve optimizers
 abs, max, min = (ops.function_forms[_n] for _n in ("abs", "max", "min"))  # every module keeps Python's builtins
 sum, pow, round, all, any = (ops.function_forms[_n] for _n in ("sum", "pow", "round", "all", "any"))
 # Chapter 01's scans, sorts, views, einsum and selection, in PyTorch's spellings; mt.testing.assert_close

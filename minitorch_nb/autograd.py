@@ -169,7 +169,7 @@ def _legacy_data(args, dtype):
         return np.empty(args or (0,), dtype=dtype or float32)
     if len(args) != 1:
         raise TypeError(f"Tensor() takes sizes (ints) or one piece of data, got ({', '.join(type(a).__name__ for a in args)})")
-    data = args[0].data if isinstance(args[0], Tensor) else args[0]
+    data = args[0].array if isinstance(args[0], Tensor) else args[0]
     array = hasattr(data, "__array_namespace__") or isinstance(data, (np.ndarray, np.generic))
     return as_array(data, dtype if dtype is not None or array else float32)
 
@@ -179,31 +179,33 @@ class Tensor:
 
     def __init__(self, *data, dtype=None, device=None, requires_grad=False):
         "PyTorch's legacy constructor: `Tensor(2, 3)` is uninitialised float32, `Tensor([1, 2])` float32 data."
-        self.data = _legacy_data(data, dtype)
+        self.array = _legacy_data(data, dtype)
         self._grad, self.grad_fn, self._requires_grad = None, None, False
         self._version, self._accumulator = _Version(), None
         if device is None and _Defaults.device != "numpy": device = _Defaults.device  # set_default_device
-        if device is not None and _device_object(device) != self.device: self.data = self.to(device).data
+        if device is not None and _device_object(device) != self.device: self.array = self.to(device).array
         if requires_grad: self.requires_grad_()
 
     @classmethod
     def _make(cls, data, grad_fn=None, version=None):
         "Wrap an array without copying or checking it (used by Functions and the engine)."
         t = cls.__new__(cls)
-        t.data, t._grad, t.grad_fn, t._requires_grad = data, None, grad_fn, False
+        t.array, t._grad, t.grad_fn, t._requires_grad = data, None, grad_fn, False
         t._version, t._accumulator = version or _Version(), None
         return t
 
-    shape = property(lambda self: self.data.shape, doc="Size of each dimension (a tuple).")
-    dtype = property(lambda self: self.data.dtype, doc="Element type.")
-    ndim = property(lambda self: self.data.ndim, doc="Number of dimensions.")
-    device = property(lambda self: _device_object(device_of(self.data)), doc="Where the data lives (a `device`).")
+    shape = property(lambda self: self.array.shape, doc="Size of each dimension (a tuple).")
+    dtype = property(lambda self: self.array.dtype, doc="Element type.")
+    ndim = property(lambda self: self.array.ndim, doc="Number of dimensions.")
+    device = property(lambda self: _device_object(device_of(self.array)), doc="Where the data lives (a `device`).")
     is_leaf = property(lambda self: self.grad_fn is None, doc="Made by the user, not by a recorded op.")
     requires_grad = property(lambda self: self._requires_grad or self.grad_fn is not None,
                              lambda self, value: _set_requires_grad(self, value),
                              doc="Whether gradients flow to this tensor; a leaf's can be set.")
     grad = property(lambda self: self._grad, lambda self, g: _set_grad(self, g),
                     lambda self: _set_grad(self, None), doc="The gradient that backward accumulated, or None.")
+    data = property(lambda self: Tensor._make(self.array), lambda self, t: _set_data(self, t),
+                    doc="PyTorch's `.data`: a tensor on the same storage, outside the graph and the version count.")
 
     def size(self, dim=None):
         "The shape, or the size of one dimension."
@@ -232,18 +234,18 @@ class Tensor:
 
     def detach(self):
         "The same values, sharing storage, cut from the graph."
-        return Tensor._make(self.data, version=self._version)
+        return Tensor._make(self.array, version=self._version)
 
     def numpy(self):
         "The data as a numpy array (shares memory for tensors on device 'numpy')."
         if self.requires_grad:
             raise RuntimeError("can't call numpy() on a tensor that requires grad: use tensor.detach().numpy()")
-        return self.data if isinstance(self.data, np.ndarray) else np.asarray(self.data)
+        return self.array if isinstance(self.array, np.ndarray) else np.asarray(self.array)
     def item(self):
         "The value of a one-element tensor as a Python number."
         if self.numel() != 1: raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
-        return self.data.reshape(()).item() if isinstance(self.data, np.ndarray) else np.asarray(self.data).item()
-    def tolist(self): return np.asarray(self.data).tolist()
+        return self.array.reshape(()).item() if isinstance(self.array, np.ndarray) else np.asarray(self.array).item()
+    def tolist(self): return np.asarray(self.array).tolist()
     def __float__(self): return float(self.item())
     def __int__(self): return int(self.item())
     def __bool__(self):
@@ -262,7 +264,7 @@ class Tensor:
         return str(self)
 
     def __repr__(self):
-        body = np.array2string(np.asarray(self.data), separator=", ", prefix="tensor(",
+        body = np.array2string(np.asarray(self.array), separator=", ", prefix="tensor(",
                                precision=4, floatmode="maxprec_equal")
         extra = []
         if self.dtype not in (float32, int64, bool_): extra.append(f"dtype={self.dtype}")
@@ -278,7 +280,7 @@ class Tensor:
 # %% ../nbs/00_autograd.ipynb #1c5b7a2b
 def tensor(data, dtype=None, device=None, requires_grad=False):
     "A new leaf tensor holding a copy of `data` (PyTorch's `torch.tensor`)."
-    if isinstance(data, Tensor): data = data.data
+    if isinstance(data, Tensor): data = data.array
     arr = as_array(data, dtype)
     if arr is data: arr = namespace(arr).asarray(arr, copy=True)  # never alias the caller's array
     t = Tensor._make(arr)
@@ -387,9 +389,9 @@ _OUTPUT = _SavedOutput()
 
 def _check_same_device(fn, inputs):
     "One error for every op that mixes devices: it names both devices and the fix."
-    first = device_of(inputs[0].data)
+    first = device_of(inputs[0].array)
     for t in inputs[1:]:
-        other = device_of(t.data)
+        other = device_of(t.array)
         if other != first:
             raise RuntimeError(f"{fn.__name__}: expected all tensors on the same device, but found {first!r} and "
                                f"{other!r}; move one first, e.g. t.to({first!r})")
@@ -448,7 +450,7 @@ def _root_gradient(t, gradient):
         if t.numel() != 1:
             raise RuntimeError(f"backward() without a gradient needs a scalar output, got shape {list(t.shape)}: "
                                "pass gradient= (same shape), or reduce first, e.g. y.sum().backward()")
-        return Tensor._make(namespace(t.data).ones_like(t.data))
+        return Tensor._make(namespace(t.array).ones_like(t.array))
     g = gradient if isinstance(gradient, Tensor) else Tensor(gradient, dtype=t.dtype)
     if g.shape != t.shape:
         raise RuntimeError(f"gradient has shape {list(g.shape)} but the output has shape {list(t.shape)}")
@@ -503,7 +505,7 @@ def _add_to(buffers, node, g):
 def _engine_alone_holds(g):
     """True when only the engine refers to gradient `g` (its names in run_backward, _accumulate and here) and g's
     array owns its memory (not a view): then `g` can become `.grad` as it is, without a copy, as in PyTorch."""
-    return sys.getrefcount(g) == 4 and sys.getrefcount(g.data) == 2 and g.data.base is None  # each count + its argument
+    return sys.getrefcount(g) == 4 and sys.getrefcount(g.array) == 2 and g.array.base is None  # each count + its argument
 
 def _accumulate(leaf, g, create_graph):
     "Add `g` into `leaf.grad` (or a retained non-leaf's): backward calls add up until someone zeroes it."
@@ -511,11 +513,11 @@ def _accumulate(leaf, g, create_graph):
         raise RuntimeError(f"gradient of shape {list(g.shape)} for a leaf of shape {list(leaf.shape)}")
     if leaf._grad is None:  # _grad: the engine's gradients are right by construction, unlike assigned ones
         taken = create_graph or _engine_alone_holds(g)  # else a copy: something else may change g, or g it
-        leaf._grad = g if taken else Tensor._make(namespace(g.data).asarray(g.data, copy=True))
+        leaf._grad = g if taken else Tensor._make(namespace(g.array).asarray(g.array, copy=True))
     elif create_graph or leaf._grad.requires_grad:
         leaf._grad = leaf._grad + g
     else:
-        leaf._grad.data += g.data
+        leaf._grad.array += g.array
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
     "Compute the gradients of `tensors` and accumulate them into the leaves' `.grad`."
@@ -574,7 +576,7 @@ def _operands(a, b):
 
 def _as_tensor(x, dtype, like):
     if isinstance(x, Tensor): return x if x.dtype == dtype else x.to(dtype)
-    return Tensor._make(namespace(like.data).asarray(x, dtype=dtype))
+    return Tensor._make(namespace(like.array).asarray(x, dtype=dtype))
 
 def unbroadcast(grad, shape):
     "Sum `grad` over the dimensions that broadcasting added or stretched, so it has `shape`."
@@ -602,7 +604,7 @@ class Add(Function):
     def forward(ctx, a, b):
         ctx.shapes = a.shape, b.shape
         broadcast_shapes(a.shape, b.shape)
-        return a.data + b.data
+        return a.array + b.array
     @staticmethod
     def backward(ctx, grad):
         (sa, sb), (need_a, need_b) = ctx.shapes, ctx.needs_input_grad
@@ -613,7 +615,7 @@ class Sub(Function):
     def forward(ctx, a, b):
         ctx.shapes = a.shape, b.shape
         broadcast_shapes(a.shape, b.shape)
-        return a.data - b.data
+        return a.array - b.array
     @staticmethod
     def backward(ctx, grad):
         (sa, sb), (need_a, need_b) = ctx.shapes, ctx.needs_input_grad
@@ -626,7 +628,7 @@ class Mul(Function):
         need_a, need_b = ctx.needs_input_grad  # keep each input only if the other's gradient needs it
         ctx.save_for_backward(a if need_b else None, b if need_a else None)
         ctx.shapes = a.shape, b.shape
-        return a.data * b.data
+        return a.array * b.array
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
@@ -639,7 +641,7 @@ class Div(Function):
     def forward(ctx, a, b):
         broadcast_shapes(a.shape, b.shape)
         ctx.save_for_backward(a, b)
-        return a.data / b.data
+        return a.array / b.array
     @staticmethod
     def backward(ctx, grad):
         (a, b), (need_a, need_b) = ctx.saved_tensors, ctx.needs_input_grad
@@ -655,7 +657,7 @@ def _power(a, b, negative):
 
 def _mask(cond, like):
     "A 0/1 constant tensor of `like`'s dtype where `cond` holds."
-    return Tensor._make(namespace(like.data).astype(cond, like.dtype))
+    return Tensor._make(namespace(like.array).astype(cond, like.dtype))
 
 class PowTensor(Function):
     "a ** b for two tensors; `a ** number` uses Pow."
@@ -664,17 +666,17 @@ class PowTensor(Function):
         broadcast_shapes(a.shape, b.shape)
         ctx.save_for_backward(a, b)
         ctx.save_output()
-        if a.dtype.kind in "iu" and b.dtype.kind in "iu" and bool((b.data < 0).any()):  # PyTorch truncates 2 ** -2 to 0
-            xp = namespace(a.data)
-            q = _power(xp.astype(a.data, float64), b.data, False)
+        if a.dtype.kind in "iu" and b.dtype.kind in "iu" and bool((b.array < 0).any()):  # PyTorch truncates 2 ** -2 to 0
+            xp = namespace(a.array)
+            q = _power(xp.astype(a.array, float64), b.array, False)
             return xp.astype(xp.sign(q) * xp.floor(xp.abs(q)), a.dtype)
-        return _power(a.data, b.data, False)
+        return _power(a.array, b.array, False)
     @staticmethod
     def backward(ctx, grad):
         (a, b), (need_a, need_b) = ctx.saved_tensors, ctx.needs_input_grad
         # PyTorch's conventions at 0: d/da is 0 where b == 0 (a ** 0 is constant), d/db is 0 where a == 0 and
         # b >= 0; the masks move the exponent to 0 and the log's argument to 1 there, so no 0 * inf makes NaN
-        zero_b, zero_a = b.data == 0, (a.data == 0) & (b.data >= 0)
+        zero_b, zero_a = b.array == 0, (a.array == 0) & (b.array >= 0)
         ga = unbroadcast(grad * b * a ** (b - 1 + _mask(zero_b, b)), a.shape) if need_a else None
         gb = unbroadcast(grad * ctx.output * (a + _mask(zero_a, a)).log(), b.shape) if need_b else None
         return ga, gb  # d(a^b)/db = a^b ln a
@@ -685,17 +687,17 @@ class Pow(Function):
     def forward(ctx, a, p):
         ctx.save_for_backward(a)
         ctx.p = p
-        return _power(a.data, p, isinstance(p, int) and p < 0)
+        return _power(a.array, p, isinstance(p, int) and p < 0)
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
-        if ctx.p == 0: return Tensor._make(namespace(grad.data).zeros_like(grad.data))  # x ** 0 is constant
+        if ctx.p == 0: return Tensor._make(namespace(grad.array).zeros_like(grad.array))  # x ** 0 is constant
         return grad * (ctx.p * a ** (ctx.p - 1))
 
 # %% ../nbs/00_autograd.ipynb #9a446c3b
 class Neg(Function):
     @staticmethod
-    def forward(ctx, a): return -a.data
+    def forward(ctx, a): return -a.array
     @staticmethod
     def backward(ctx, grad): return -grad
 
@@ -703,7 +705,7 @@ class Exp(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_output()
-        return namespace(a.data).exp(a.data)
+        return namespace(a.array).exp(a.array)
     @staticmethod
     def backward(ctx, grad): return grad * ctx.output
 
@@ -711,7 +713,7 @@ class Log(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return namespace(a.data).log(a.data)
+        return namespace(a.array).log(a.array)
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
@@ -721,7 +723,7 @@ class Sin(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return namespace(a.data).sin(a.data)
+        return namespace(a.array).sin(a.array)
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
@@ -731,7 +733,7 @@ class Cos(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return namespace(a.data).cos(a.data)
+        return namespace(a.array).cos(a.array)
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
@@ -742,7 +744,7 @@ class Cast(Function):
     @staticmethod
     def forward(ctx, a, dtype):
         ctx.dtype = a.dtype
-        return namespace(a.data).astype(a.data, dtype)
+        return namespace(a.array).astype(a.array, dtype)
     @staticmethod
     def backward(ctx, grad): return Cast.apply(grad, ctx.dtype)
 
@@ -760,7 +762,7 @@ class Sum(Function):
     @staticmethod
     def forward(ctx, a, dim=None, keepdim=False):
         ctx.shape, ctx.dims = a.shape, _dims(dim, a.ndim)
-        return namespace(a.data).sum(a.data, axis=ctx.dims, keepdims=keepdim)
+        return namespace(a.array).sum(a.array, axis=ctx.dims, keepdims=keepdim)
     @staticmethod
     def backward(ctx, grad):
         kept = [1 if i in ctx.dims else n for i, n in enumerate(ctx.shape)]
@@ -771,7 +773,7 @@ class Expand(Function):
     @staticmethod
     def forward(ctx, a, shape):
         ctx.shape = a.shape
-        return namespace(a.data).broadcast_to(a.data, shape)
+        return namespace(a.array).broadcast_to(a.array, shape)
     @staticmethod
     def backward(ctx, grad): return unbroadcast(grad, ctx.shape)
 
@@ -779,7 +781,7 @@ class Reshape(Function):
     @staticmethod
     def forward(ctx, a, shape):
         ctx.shape = a.shape
-        return namespace(a.data).reshape(a.data, shape)
+        return namespace(a.array).reshape(a.array, shape)
     @staticmethod
     def backward(ctx, grad): return grad.reshape(ctx.shape)
 
@@ -787,7 +789,7 @@ class Permute(Function):
     @staticmethod
     def forward(ctx, a, dims):
         ctx.dims = dims
-        return namespace(a.data).permute_dims(a.data, dims)
+        return namespace(a.array).permute_dims(a.array, dims)
     @staticmethod
     def backward(ctx, grad):
         inverse = tuple(sorted(range(len(ctx.dims)), key=lambda i: ctx.dims[i]))
@@ -798,7 +800,7 @@ class MatMul(Function):
     def forward(ctx, a, b):
         _check_matmul(a.shape, b.shape)
         ctx.save_for_backward(a, b)
-        return namespace(a.data).matmul(a.data, b.data)
+        return namespace(a.array).matmul(a.array, b.array)
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
@@ -826,7 +828,7 @@ def _check_matmul(sa, sb):
 def _index(idx):
     "Turn tensors inside an index into arrays; tell whether it is advanced (gathers) or basic (a view)."
     parts = idx if isinstance(idx, tuple) else (idx,)
-    parts = tuple(p.data if isinstance(p, Tensor) else p for p in parts)
+    parts = tuple(p.array if isinstance(p, Tensor) else p for p in parts)
     advanced = any(hasattr(p, "__array_namespace__") or isinstance(p, (list, np.ndarray)) for p in parts)
     return (parts if isinstance(idx, tuple) else parts[0]), advanced
 
@@ -839,7 +841,7 @@ class GetItem(Function):
     @staticmethod
     def forward(ctx, a, idx, advanced):
         ctx.shape, ctx.idx, ctx.advanced = a.shape, idx, advanced
-        return a.data[idx]
+        return a.array[idx]
     @staticmethod
     def backward(ctx, grad): return IndexAdd.apply(grad, ctx.idx, ctx.advanced, ctx.shape)
 
@@ -848,9 +850,9 @@ class IndexAdd(Function):
     @staticmethod
     def forward(ctx, grad, idx, advanced, shape):
         ctx.idx, ctx.advanced = idx, advanced
-        out = namespace(grad.data).zeros(shape, dtype=grad.dtype)
-        if advanced: np.add.at(out, idx, grad.data)
-        else: out[idx] = grad.data
+        out = namespace(grad.array).zeros(shape, dtype=grad.dtype)
+        if advanced: np.add.at(out, idx, grad.array)
+        else: out[idx] = grad.array
         return out
     @staticmethod
     def backward(ctx, grad): return GetItem.apply(grad, ctx.idx, ctx.advanced)
@@ -860,12 +862,12 @@ class SetItem(Function):
     @staticmethod
     def forward(ctx, a, idx, v):
         ctx.idx, ctx.v_shape = idx, v.shape
-        out = namespace(a.data).asarray(a.data, copy=True)
-        out[ctx.idx] = v.data
+        out = namespace(a.array).asarray(a.array, copy=True)
+        out[ctx.idx] = v.array
         return out
     @staticmethod
     def backward(ctx, grad):
-        mask = namespace(grad.data).ones_like(grad.data)
+        mask = namespace(grad.array).ones_like(grad.array)
         mask[ctx.idx] = 0
         return grad * Tensor._make(mask), unbroadcast(grad[ctx.idx], ctx.v_shape)
 
@@ -878,7 +880,7 @@ class ToDevice(Function):
     @staticmethod
     def forward(ctx, a, to):
         ctx.device = a.device
-        return _DEVICES[device(to)](_to_numpy(a.data))
+        return _DEVICES[device(to)](_to_numpy(a.array))
     @staticmethod
     def backward(ctx, grad): return ToDevice.apply(grad, ctx.device)
 
@@ -891,7 +893,7 @@ _OPERANDS = (Tensor, int, float, bool, np.number, np.bool_)
 
 def _array_constant(arr, like):
     "A numpy array operand is a constant: a tensor on the device of `like`, with the array's dtype."
-    return Tensor._make(_DEVICES[device_of(like.data)](arr))
+    return Tensor._make(_DEVICES[device_of(like.array)](arr))
 
 def _binary(fn, swap=False):
     def op(self, other):
@@ -1105,42 +1107,45 @@ def _write(t, new):
     "Store `new` into t's storage and count the write, so stale saved copies are detected."
     if new.dtype != t.dtype and _KIND_RANK[new.dtype.kind] > _KIND_RANK[t.dtype.kind]:
         raise RuntimeError(f"result type {new.dtype} can't be cast to the tensor's dtype {t.dtype} in place")
-    t.data[...] = new.data
+    t.array[...] = new.array
     t._version.value += 1
 
-def _inplace(op):
-    def iop(self, other):
+def _inplace(op, name):
+    "The in-place form of `op`: compute it, write the result into self's storage, take over its history."
+    def iop(self, *args, **kwargs):
         _check_inplace(self, f"in-place {op.__name__.strip('_')}")
-        recording = _GradMode.enabled and (self.requires_grad or getattr(other, "requires_grad", False))
-        new = op(self, other)
+        recording = _GradMode.enabled and (self.requires_grad or any(getattr(a, "requires_grad", False) for a in args))
+        # the op may save its input for backward, and the write below overwrites it: it gets a copy, as in PyTorch
+        src = Tensor._make(namespace(self.array).asarray(self.array, copy=True), self.grad_fn) if recording else self
+        new = op(src, *args, **kwargs)
         if new is NotImplemented: return new
         _write(self, new)
         if recording: self.grad_fn = new.grad_fn  # the tensor now carries the new history
         return self
-    iop.__name__ = op.__name__.replace("__", "__i", 1)
+    iop.__name__ = name
     return iop
 
 for _name in ("add", "sub", "mul", "truediv"):
-    setattr(Tensor, f"__i{_name}__", _inplace(getattr(Tensor, f"__{_name}__")))
+    setattr(Tensor, f"__i{_name}__", _inplace(getattr(Tensor, f"__{_name}__"), f"__i{_name}__"))
 
 @patch
 def __setitem__(self: Tensor, idx, value):
     "t[idx] = value, recorded when gradients are involved."
     _check_inplace(self, "item assignment")
-    v = value if isinstance(value, Tensor) else Tensor._make(namespace(self.data).asarray(value, dtype=self.dtype))
+    v = value if isinstance(value, Tensor) else Tensor._make(namespace(self.array).asarray(value, dtype=self.dtype))
     if _GradMode.enabled and (self.requires_grad or v.requires_grad):
         new = SetItem.apply(self, _index(idx)[0], v)
         _write(self, new)
         self.grad_fn = new.grad_fn
     else:
-        self.data[_index(idx)[0]] = v.data
+        self.array[_index(idx)[0]] = v.array
         self._version.value += 1
 
 @patch
 def zero_(self: Tensor):
     "Fill with zeros in place (e.g. x.grad.zero_())."
     _check_inplace(self, "zero_()")
-    self.data[...] = 0
+    self.array[...] = 0
     self._version.value += 1
     return self
 
@@ -1148,7 +1153,7 @@ def zero_(self: Tensor):
 def fill_(self: Tensor, value):
     "Fill with `value` in place."
     _check_inplace(self, "fill_()")
-    self.data[...] = value
+    self.array[...] = value
     self._version.value += 1
     return self
 
@@ -1167,6 +1172,11 @@ def _set_requires_grad(t, value):
     "x.requires_grad = value: only on leaves, as in PyTorch."
     if not t.is_leaf: raise RuntimeError(_LEAF_ONLY + ("" if value else _DETACH_HINT))
     t.requires_grad_(value)
+
+def _set_data(t, new):
+    "x.array = new: x takes new's array (any shape or dtype), as PyTorch allows."
+    if not isinstance(new, Tensor): raise TypeError(f"data must be set to a Tensor, not {type(new).__name__}")
+    t.array = new.array
 
 def _set_grad(t, g):
     "x.grad = g: a Tensor of t's shape, dtype and device, or None (PyTorch's checks)."
@@ -1238,7 +1248,7 @@ def _wrap_outputs(ctx, result, inputs, record):
 
 def _output_tensor(r):
     "A new tensor over an output's storage (an input returned as it is comes back as a new tensor, as in PyTorch)."
-    if isinstance(r, Tensor): return Tensor._make(r.data, version=r._version)
+    if isinstance(r, Tensor): return Tensor._make(r.array, version=r._version)
     if isinstance(r, np.generic): return Tensor._make(np.asarray(r))
     if isinstance(r, np.ndarray) or hasattr(r, "__array_namespace__"): return Tensor._make(r)
     return r  # None, a number: passed through, as PyTorch does
@@ -1246,11 +1256,11 @@ def _output_tensor(r):
 def _attach_output(ctx, result, out, inputs):
     "Make `out` the node's output; a saved output comes back from saved_tensors attached to the node."
     out.grad_fn = ctx
-    if ctx._output is not None: ctx._output = (out.data, out._version, out._version.value)
+    if ctx._output is not None: ctx._output = (out.array, out._version, out._version.value)
     saved = [v for t, v in ctx._saved if t is result]
     if saved and not any(t is result for t in inputs):  # an input returned as it is stays an input
         ctx._saved = tuple((_OUTPUT, v) if t is result else (t, v) for t, v in ctx._saved)
-        ctx._output = (out.data, out._version, saved[0])
+        ctx._output = (out.array, out._version, saved[0])
 
 # %% ../nbs/00_autograd.ipynb #a995e907
 def _tensor_grads(node, grads):
@@ -1284,7 +1294,7 @@ class _MultiOutput(Function):
         super().__init__()
         self.ctx, self.next_functions, self.needs_input_grad = ctx, ctx.next_functions, ctx.needs_input_grad
         if hasattr(ctx, "_tensor_args"): self._tensor_args = ctx._tensor_args
-        self.zeros = [(o.shape, o.dtype, namespace(o.data)) if isinstance(o, Tensor) else None for o in outs]
+        self.zeros = [(o.shape, o.dtype, namespace(o.array)) if isinstance(o, Tensor) else None for o in outs]
     def name(self): return self.ctx.name()
     def _release(self): self.ctx._release()
     def backward(self, slots):
@@ -1370,7 +1380,7 @@ def saved_arrays(node):
     "The arrays a graph node holds for its backward pass (nothing once released)."
     if isinstance(node, _MultiOutput): node = node.ctx
     if isinstance(node, AccumulateGrad) or node._released: return []
-    arrays = [t.data for t, _ in node._saved if t is not None and t is not _OUTPUT]
+    arrays = [t.array for t, _ in node._saved if t is not None and t is not _OUTPUT]
     if isinstance(node._output, tuple): arrays.append(node._output[0])
     return arrays
 

@@ -62,7 +62,7 @@ class Generator:
 
     def set_state(self, new_state):
         "Restore a state from `get_state`: the next draws repeat the ones that followed it."
-        arr = np.asarray(new_state.data if isinstance(new_state, Tensor) else new_state)
+        arr = np.asarray(new_state.array if isinstance(new_state, Tensor) else new_state)
         if arr.dtype != np.uint8 or arr.shape != (_STATE_BYTES,):
             raise ValueError(f"set_state expects the uint8 tensor of {_STATE_BYTES} bytes that get_state() "
                              f"returns, got dtype {arr.dtype} and shape {list(arr.shape)}")

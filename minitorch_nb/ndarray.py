@@ -1248,13 +1248,13 @@ def numpy_storage(arr):
 @patch
 def stride(self: Tensor, dim=None):
     "Elements to skip in storage to move one step along each dimension (or along `dim`)."
-    strides = element_strides(self.data)
+    strides = element_strides(self.array)
     return strides if dim is None else strides[dim]
 
 @patch
 def storage_offset(self: Tensor):
     "Where this tensor's first element sits in its storage, in elements."
-    return self.data.offset if isinstance(self.data, NDArray) else numpy_storage(self.data)[1]
+    return self.array.offset if isinstance(self.array, NDArray) else numpy_storage(self.array)[1]
 
 @patch
 def is_contiguous(self: Tensor):
@@ -1265,7 +1265,7 @@ class Contiguous(Function):
     "A row-major copy; the gradient passes through unchanged."
     @staticmethod
     def forward(ctx, a):
-        return np.ascontiguousarray(a.data) if isinstance(a.data, np.ndarray) else a.data.compact()
+        return np.ascontiguousarray(a.array) if isinstance(a.array, np.ndarray) else a.array.compact()
     @staticmethod
     def backward(ctx, grad): return grad
 
@@ -1285,11 +1285,11 @@ class AsStrided(Function):
     "Any view (size, stride, offset) of the input's storage; the gradient is scatter-added back into it."
     @staticmethod
     def forward(ctx, a, size, stride, offset):
-        storage = _storage_view(a.data)
+        storage = _storage_view(a.array)
         view = storage.as_strided(size, stride, offset)
         ctx.out_layout, ctx.in_layout = (size, stride, offset), (a.shape, a.stride(), a.storage_offset())
         ctx.storage_size = storage.size
-        return view if isinstance(a.data, NDArray) else as_numpy_view(view)
+        return view if isinstance(a.array, NDArray) else as_numpy_view(view)
     @staticmethod
     def backward(ctx, grad):
         in_pos = positions(*ctx.in_layout)
@@ -1304,8 +1304,8 @@ class ScatterGather(Function):
     @staticmethod
     def forward(ctx, g, src, dst, storage_size):
         ctx.src, ctx.dst, ctx.storage_size = src, dst, storage_size
-        storage = namespace(g.data).zeros(storage_size, dtype=g.dtype)
-        np.add.at(storage, positions(*src), g.data)  # repeated positions (overlapping windows) add up
+        storage = namespace(g.array).zeros(storage_size, dtype=g.dtype)
+        np.add.at(storage, positions(*src), g.array)  # repeated positions (overlapping windows) add up
         return storage[positions(*dst)]
     @staticmethod
     def backward(ctx, grad): return ScatterGather.apply(grad, ctx.dst, ctx.src, ctx.storage_size)

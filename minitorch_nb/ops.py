@@ -17,12 +17,12 @@ __all__ = ['clip', 'return_types_max', 'return_types_min', 'concat', 'zeros_like
            'logical_or', 'logical_xor', 'logical_not', 'return_types_cummax', 'return_types_cummin',
            'return_types_sort', 'return_types_topk', 'cumsum', 'cumprod', 'cummax', 'cummin', 'logcumsumexp', 'prod',
            'tril', 'triu', 'flip', 'roll', 'diagonal', 'diag', 'sort', 'argsort', 'msort', 'topk', 'isclose',
-           'allclose', 'nonzero', 'argwhere', 'masked_select', 'repeat_interleave', 'unflatten', 'GradcheckError',
-           'gradcheck', 'gradgradcheck', 'Tanh', 'Sigmoid', 'Sqrt', 'ReLU', 'Abs', 'Maximum', 'Minimum', 'Clamp',
-           'ExtremumDim', 'ExtremumAll', 'Where', 'where', 'View', 'Cat', 'cat', 'stack', 'Clone', 'Softmax',
-           'LogSoftmax', 'LogSumExp', 'manual_seed', 'zeros', 'ones', 'empty', 'full', 'arange', 'linspace', 'eye',
-           'rand', 'randn', 'randint', 'randperm', 'full_like', 'NanToNum', 'remainder', 'Cumsum', 'Cumprod', 'Prod',
-           'Flip', 'Diagonal', 'DiagonalScatter', 'Unfold', 'var_mean', 'std_mean', 'from_numpy', 'as_tensor',
+           'allclose', 'nonzero', 'argwhere', 'masked_select', 'repeat_interleave', 'unflatten', 'addcmul', 'addcdiv',
+           'GradcheckError', 'gradcheck', 'gradgradcheck', 'Tanh', 'Sigmoid', 'Sqrt', 'ReLU', 'Abs', 'Maximum',
+           'Minimum', 'Clamp', 'ExtremumDim', 'ExtremumAll', 'Where', 'where', 'View', 'Cat', 'cat', 'stack', 'Clone',
+           'Softmax', 'LogSoftmax', 'LogSumExp', 'manual_seed', 'zeros', 'ones', 'empty', 'full', 'arange', 'linspace',
+           'eye', 'rand', 'randn', 'randint', 'randperm', 'full_like', 'NanToNum', 'remainder', 'Cumsum', 'Cumprod',
+           'Prod', 'Flip', 'Diagonal', 'DiagonalScatter', 'Unfold', 'var_mean', 'std_mean', 'from_numpy', 'as_tensor',
            'inference_mode', 'einsum', 'assert_close']
 
 # %% ../nbs/01_tensor.ipynb #71dbbcfe
@@ -34,7 +34,7 @@ import numpy as np
 from fastcore.basics import patch
 from .autograd import (Tensor, Function, namespace, unbroadcast, broadcast_shapes, result_type,
                                    grad, no_grad, float32, float64, int64, int32, int16, int8, uint8, float16, bool_, _operands, _dims, _shape_args,
-                                   _Defaults, _dim_arg)
+                                   _Defaults, _dim_arg, _inplace)
 
 # %% ../nbs/01_tensor.ipynb #ba972fa3
 class GradcheckError(RuntimeError):
@@ -129,7 +129,7 @@ class Tanh(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_output()
-        return namespace(a.data).tanh(a.data)
+        return namespace(a.array).tanh(a.array)
     @staticmethod
     def backward(ctx, grad):
         out = ctx.output
@@ -139,9 +139,9 @@ class Sigmoid(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_output()
-        xp = namespace(a.data)
-        z = xp.exp(-xp.abs(a.data))  # never exp of a large positive number: no overflow
-        return xp.where(a.data >= 0, 1 / (1 + z), z / (1 + z))
+        xp = namespace(a.array)
+        z = xp.exp(-xp.abs(a.array))  # never exp of a large positive number: no overflow
+        return xp.where(a.array >= 0, 1 / (1 + z), z / (1 + z))
     @staticmethod
     def backward(ctx, grad):
         out = ctx.output
@@ -151,7 +151,7 @@ class Sqrt(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_output()
-        return namespace(a.data).sqrt(a.data)
+        return namespace(a.array).sqrt(a.array)
     @staticmethod
     def backward(ctx, grad): return grad / (2 * ctx.output)
 
@@ -159,21 +159,21 @@ class ReLU(Function):
     @staticmethod
     def forward(ctx, a):
         if ctx.needs_input_grad[0]:  # the mask is for backward; not `> 0`: a NaN passes its gradient, as in PyTorch
-            ctx.passes = ~(a.data <= 0)
-        return namespace(a.data).maximum(a.data, 0)
+            ctx.passes = ~(a.array <= 0)
+        return namespace(a.array).maximum(a.array, 0)
     @staticmethod
     def backward(ctx, grad):
-        return grad * _constant(namespace(grad.data).astype(ctx.passes, grad.dtype))
+        return grad * _constant(namespace(grad.array).astype(ctx.passes, grad.dtype))
 
 class Abs(Function):
     @staticmethod
     def forward(ctx, a):
-        xp = namespace(a.data)
-        ctx.sign = xp.sign(a.data)
-        return xp.abs(a.data)
+        xp = namespace(a.array)
+        ctx.sign = xp.sign(a.array)
+        return xp.abs(a.array)
     @staticmethod
     def backward(ctx, grad):
-        return grad * _constant(namespace(grad.data).astype(ctx.sign, grad.dtype))
+        return grad * _constant(namespace(grad.array).astype(ctx.sign, grad.dtype))
 
 # %% ../nbs/01_tensor.ipynb #08ca787e
 @patch
@@ -215,11 +215,11 @@ class Maximum(Function):
     def forward(ctx, a, b):
         broadcast_shapes(a.shape, b.shape)
         ctx.save_for_backward(a, b)
-        return namespace(a.data).maximum(a.data, b.data)
+        return namespace(a.array).maximum(a.array, b.array)
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        wa, wb = _tie_weights(a.data, b.data, grad.dtype)
+        wa, wb = _tie_weights(a.array, b.array, grad.dtype)
         return unbroadcast(grad * _constant(wa), a.shape), unbroadcast(grad * _constant(wb), b.shape)
 
 class Minimum(Function):
@@ -227,11 +227,11 @@ class Minimum(Function):
     def forward(ctx, a, b):
         broadcast_shapes(a.shape, b.shape)
         ctx.save_for_backward(a, b)
-        return namespace(a.data).minimum(a.data, b.data)
+        return namespace(a.array).minimum(a.array, b.array)
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        wb, wa = _tie_weights(a.data, b.data, grad.dtype)  # the smaller side gets the gradient
+        wb, wa = _tie_weights(a.array, b.array, grad.dtype)  # the smaller side gets the gradient
         return unbroadcast(grad * _constant(wa), a.shape), unbroadcast(grad * _constant(wb), b.shape)
 
 @patch
@@ -249,15 +249,15 @@ class Clamp(Function):
     "Clip to [lo, hi] (numbers or None); the gradient passes where lo <= x <= hi."
     @staticmethod
     def forward(ctx, a, lo, hi):
-        xp = namespace(a.data)
-        inside = xp.ones_like(a.data, dtype=bool_)
-        if lo is not None: inside = inside & (a.data >= lo)
-        if hi is not None: inside = inside & (a.data <= hi)
+        xp = namespace(a.array)
+        inside = xp.ones_like(a.array, dtype=bool_)
+        if lo is not None: inside = inside & (a.array >= lo)
+        if hi is not None: inside = inside & (a.array <= hi)
         ctx.inside = inside
-        return xp.clip(a.data, lo, hi)
+        return xp.clip(a.array, lo, hi)
     @staticmethod
     def backward(ctx, grad):
-        return grad * _constant(namespace(grad.data).astype(ctx.inside, grad.dtype))
+        return grad * _constant(namespace(grad.array).astype(ctx.inside, grad.dtype))
 
 @patch
 def clamp(self: Tensor, min=None, max=None):
@@ -280,12 +280,12 @@ class ExtremumDim(Function):
     "Values of the max (or min) along one dimension; the gradient goes to the selected element only."
     @staticmethod
     def forward(ctx, a, dim, keepdim, indices, largest):
-        xp = namespace(a.data)
+        xp = namespace(a.array)
         ctx.dim, ctx.keepdim, ctx.indices, ctx.n = dim, keepdim, indices, a.shape[dim]
-        return (xp.max if largest else xp.min)(a.data, axis=dim, keepdims=keepdim)
+        return (xp.max if largest else xp.min)(a.array, axis=dim, keepdims=keepdim)
     @staticmethod
     def backward(ctx, grad):
-        xp = namespace(grad.data)
+        xp = namespace(grad.array)
         positions = [1] * ctx.indices.ndim
         positions[ctx.dim] = ctx.n
         onehot = xp.reshape(xp.arange(ctx.n), tuple(positions)) == ctx.indices  # indices kept their dim
@@ -297,13 +297,13 @@ class ExtremumAll(Function):
     @staticmethod
     def forward(ctx, a, largest):
         ctx.save_for_backward(a)
-        ctx.value = (namespace(a.data).max if largest else namespace(a.data).min)(a.data)
+        ctx.value = (namespace(a.array).max if largest else namespace(a.array).min)(a.array)
         return ctx.value
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
-        xp = namespace(a.data)
-        ties = xp.astype(a.data == ctx.value, grad.dtype)
+        xp = namespace(a.array)
+        ties = xp.astype(a.array == ctx.value, grad.dtype)
         return grad * _constant(ties / xp.sum(ties))
 
 return_types_max = namedtuple("max", ["values", "indices"])
@@ -316,8 +316,8 @@ def _extremum(x, dim, keepdim, largest):
         raise RuntimeError(f"{name}() of an empty tensor (shape {list(x.shape)}) has no value")
     if dim is None: return ExtremumAll.apply(x, largest)
     d, = _dims(dim, x.ndim) or (0,)
-    xp = namespace(x.data)
-    data = x.data if x.ndim else xp.reshape(x.data, (1,))
+    xp = namespace(x.array)
+    data = x.array if x.ndim else xp.reshape(x.array, (1,))
     indices = (xp.argmax if largest else xp.argmin)(data, axis=d, keepdims=True)
     if x.ndim == 0: return (return_types_max if largest else return_types_min)(x, Tensor._make(xp.reshape(indices, ())))
     values = ExtremumDim.apply(x, d, keepdim, indices, largest)
@@ -345,13 +345,13 @@ def argmin(self: Tensor, dim=None, keepdim=False, *, axis=None):
     return _arg_extremum(self, _dim_arg(dim, axis, "argmin"), keepdim, largest=False)
 
 def _arg_extremum(x, dim, keepdim, largest):
-    xp = namespace(x.data)
+    xp = namespace(x.array)
     find = xp.argmax if largest else xp.argmin
     if dim is None:
-        out = find(xp.reshape(x.data, (-1,)))
+        out = find(xp.reshape(x.array, (-1,)))
         return _result(xp.reshape(out, (1,) * x.ndim if keepdim else ()))
     d, = _dims(dim, x.ndim) or (0,)
-    return _result(find(x.data if x.ndim else xp.reshape(x.data, (1,)), axis=d, keepdims=keepdim and x.ndim > 0))
+    return _result(find(x.array if x.ndim else xp.reshape(x.array, (1,)), axis=d, keepdims=keepdim and x.ndim > 0))
 
 # %% ../nbs/01_tensor.ipynb #2fe60fee
 @patch
@@ -378,7 +378,7 @@ def _comparison(op):
         if not isinstance(other, (Tensor, int, float, bool, np.number, np.bool_)): return NotImplemented
         a, b = _operands(self, other)
         broadcast_shapes(a.shape, b.shape)
-        return _result(op(a.data, b.data))  # bool result: never part of the graph
+        return _result(op(a.array, b.array))  # bool result: never part of the graph
     compare.__name__ = f"__{op.__name__}__"
     compare.__doc__ = f"Elementwise `{op.__name__}` (a bool tensor, no gradient)."
     return compare
@@ -393,7 +393,7 @@ def _logical(op, symbol):
         if not isinstance(other, (Tensor, int, bool, np.integer, np.bool_)): return NotImplemented
         a, b = _operands(self, other)
         if a.dtype.kind not in "biu": raise TypeError(f"{symbol} needs bool or integer tensors, got {a.dtype}")
-        return _result(op(a.data, b.data))
+        return _result(op(a.array, b.array))
     return logical
 
 for _name, _op, _symbol in (("and", operator.and_, "&"), ("or", operator.or_, "|"), ("xor", operator.xor, "^")):
@@ -404,19 +404,19 @@ for _name, _op, _symbol in (("and", operator.and_, "&"), ("or", operator.or_, "|
 def __invert__(self: Tensor):
     "Logical not of a bool tensor (bitwise not of an integer one)."
     if self.dtype.kind not in "biu": raise TypeError(f"~ needs a bool or integer tensor, got {self.dtype}")
-    return _result(~self.data)
+    return _result(~self.array)
 
 @patch
 def any(self: Tensor, dim=None, keepdim=False, *, axis=None):
     "True where any element (along `dim`) is nonzero."
     dims = _dims(_dim_arg(dim, axis, "any"), self.ndim)
-    return _result(namespace(self.data).any(self.data, axis=dims, keepdims=keepdim))
+    return _result(namespace(self.array).any(self.array, axis=dims, keepdims=keepdim))
 
 @patch
 def all(self: Tensor, dim=None, keepdim=False, *, axis=None):
     "True where every element (along `dim`) is nonzero."
     dims = _dims(_dim_arg(dim, axis, "all"), self.ndim)
-    return _result(namespace(self.data).all(self.data, axis=dims, keepdims=keepdim))
+    return _result(namespace(self.array).all(self.array, axis=dims, keepdims=keepdim))
 
 # %% ../nbs/01_tensor.ipynb #03317be0
 class Where(Function):
@@ -425,10 +425,10 @@ class Where(Function):
     def forward(ctx, cond, a, b):
         broadcast_shapes(cond.shape, a.shape, b.shape)
         ctx.cond, ctx.shapes = cond, (a.shape, b.shape)
-        return namespace(a.data).where(cond.data, a.data, b.data)
+        return namespace(a.array).where(cond.array, a.array, b.array)
     @staticmethod
     def backward(ctx, grad):
-        zero = _constant(namespace(grad.data).zeros((), dtype=grad.dtype))
+        zero = _constant(namespace(grad.array).zeros((), dtype=grad.dtype))
         ga = unbroadcast(Where.apply(ctx.cond, grad, zero), ctx.shapes[0])
         gb = unbroadcast(Where.apply(ctx.cond, zero, grad), ctx.shapes[1])
         return None, ga, gb
@@ -439,14 +439,14 @@ def where(condition, input, other):
         raise TypeError(f"where needs a bool tensor as condition, got "
                         f"{condition.dtype if isinstance(condition, Tensor) else type(condition).__name__}")
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):  # two numbers: the first sets the kind
-        input = Tensor._make(namespace(condition.data).asarray(input, dtype=_number_dtype(input, other)))
+        input = Tensor._make(namespace(condition.array).asarray(input, dtype=_number_dtype(input, other)))
     a, b = _operands(input, other)
     return Where.apply(condition, a, b)
 
 @patch
 def masked_fill(self: Tensor, mask, value):
     "A copy with `value` where `mask` is True (gradient flows to the other elements)."
-    return where(mask, Tensor._make(namespace(self.data).asarray(value, dtype=self.dtype)), self)
+    return where(mask, Tensor._make(namespace(self.array).asarray(value, dtype=self.dtype)), self)
 
 # %% ../nbs/01_tensor.ipynb #923d3742
 class View(Function):
@@ -454,7 +454,7 @@ class View(Function):
     @staticmethod
     def forward(ctx, a, shape):
         ctx.shape = a.shape
-        try: return namespace(a.data).reshape(a.data, shape, copy=False)
+        try: return namespace(a.array).reshape(a.array, shape, copy=False)
         except ValueError:
             raise RuntimeError(f"view: a tensor of shape {list(a.shape)} with its current strides can't be viewed "
                                f"as shape {list(shape)} without copying; use .reshape(...) (which copies when it "
@@ -508,7 +508,7 @@ class Cat(Function):
     @staticmethod
     def forward(ctx, *tensors, dim):
         ctx.dim, ctx.sizes = dim, [t.shape[dim] for t in tensors]
-        return namespace(tensors[0].data).concat([t.data for t in tensors], axis=dim)
+        return namespace(tensors[0].array).concat([t.array for t in tensors], axis=dim)
     @staticmethod
     def backward(ctx, grad):
         grads, start, index = [], 0, [slice(None)] * grad.ndim
@@ -556,7 +556,7 @@ concat = cat
 # %% ../nbs/01_tensor.ipynb #136d4585
 class Clone(Function):
     @staticmethod
-    def forward(ctx, a): return namespace(a.data).asarray(a.data, copy=True)
+    def forward(ctx, a): return namespace(a.array).asarray(a.array, copy=True)
     @staticmethod
     def backward(ctx, grad): return grad
 
@@ -605,9 +605,9 @@ def chunk(self: Tensor, chunks, dim=0):
 class Softmax(Function):
     @staticmethod
     def forward(ctx, a, dim):
-        ctx.dim, xp = dim, namespace(a.data)
+        ctx.dim, xp = dim, namespace(a.array)
         ctx.save_output()
-        e = xp.exp(a.data - xp.max(a.data, axis=dim, keepdims=True))  # largest exponent is 0: no overflow
+        e = xp.exp(a.array - xp.max(a.array, axis=dim, keepdims=True))  # largest exponent is 0: no overflow
         return e / xp.sum(e, axis=dim, keepdims=True)
     @staticmethod
     def backward(ctx, grad):
@@ -617,9 +617,9 @@ class Softmax(Function):
 class LogSoftmax(Function):
     @staticmethod
     def forward(ctx, a, dim):
-        ctx.dim, xp = dim, namespace(a.data)
+        ctx.dim, xp = dim, namespace(a.array)
         ctx.save_output()
-        shifted = a.data - xp.max(a.data, axis=dim, keepdims=True)
+        shifted = a.array - xp.max(a.array, axis=dim, keepdims=True)
         return shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
     @staticmethod
     def backward(ctx, grad):
@@ -628,13 +628,13 @@ class LogSoftmax(Function):
 class LogSumExp(Function):
     @staticmethod
     def forward(ctx, a, dims, keepdim):
-        xp = namespace(a.data)
+        xp = namespace(a.array)
         ctx.save_for_backward(a)
         ctx.save_output()
         ctx.kept = _kept_shape(a.shape, dims)
-        m = xp.max(a.data, axis=dims, keepdims=True)
+        m = xp.max(a.array, axis=dims, keepdims=True)
         m = xp.where(xp.isinf(m), xp.zeros_like(m), m)  # rows of -inf give -inf, not nan
-        out = xp.log(xp.sum(xp.exp(a.data - m), axis=dims, keepdims=True)) + m
+        out = xp.log(xp.sum(xp.exp(a.array - m), axis=dims, keepdims=True)) + m
         return out if keepdim else xp.reshape(out, tuple(n for i, n in enumerate(a.shape) if i not in dims))
     @staticmethod
     def backward(ctx, grad):
@@ -782,8 +782,8 @@ def div(input: Tensor, other, *, rounding_mode=None):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found {rounding_mode!r}")
     if rounding_mode is None: return input / other
     a, b = _operands(input, other)
-    xp = namespace(a.data)
-    q = xp.astype(a.data, float64) / xp.astype(b.data, float64)
+    xp = namespace(a.array)
+    q = xp.astype(a.array, float64) / xp.astype(b.array, float64)
     q = xp.floor(q) if rounding_mode == "floor" else xp.sign(q) * xp.floor(xp.abs(q))
     return _result(xp.astype(q, a.dtype))
 
@@ -866,11 +866,11 @@ def _unary(name, api, derivative):
     "A Function whose forward is the namespace's `api` and whose backward multiplies by `derivative(a)`."
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return getattr(namespace(a.data), api)(a.data)
+        return getattr(namespace(a.array), api)(a.array)
     def backward(ctx, grad): return grad * derivative(ctx.saved_tensors[0])
     return type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
 
-def _zero(a): return Tensor._make(namespace(a.data).zeros_like(a.data))
+def _zero(a): return Tensor._make(namespace(a.array).zeros_like(a.array))
 
 _LN2, _LN10 = math.log(2), math.log(10)
 _UNARY = {  # name: (namespace function, derivative, converts integers to float)
@@ -896,7 +896,7 @@ def reciprocal(input: Tensor): return 1 / _floating(input)
 def rsqrt(input: Tensor): return 1 / _floating(input).sqrt()
 
 for _name in ("isnan", "isinf", "isfinite"):
-    setattr(Tensor, _name, (lambda api: lambda self: _result(getattr(namespace(self.data), api)(self.data)))(_name))
+    setattr(Tensor, _name, (lambda api: lambda self: _result(getattr(namespace(self.array), api)(self.array)))(_name))
 
 # %% ../nbs/01_tensor.ipynb #e1a0b002
 from .autograd import _OPERANDS, _array_constant, _inplace
@@ -913,7 +913,7 @@ def _map_fn(name, api, derivative):
     "A Function whose forward is the namespace's `api` (silent outside its domain); backward: grad * derivative(a)."
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return _quiet(getattr(namespace(a.data), api), a.data)
+        return _quiet(getattr(namespace(a.array), api), a.array)
     def backward(ctx, grad): return grad * derivative(ctx.saved_tensors[0])
     return type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
 
@@ -972,18 +972,18 @@ _INTEGER_DIVISIONS = {"remainder", "fmod", "floor_divide"}  # integers stay inte
 
 def _times(grad, d):
     "grad times a partial derivative: None is zero, the number 1 passes grad on."
-    if d is None: return Tensor._make(namespace(grad.data).zeros_like(grad.data))
+    if d is None: return Tensor._make(namespace(grad.array).zeros_like(grad.array))
     return grad if isinstance(d, int) else grad * d
 
 def _zip_fn(name, op, forward_arrays, partials):
     "A Function of two broadcast tensors: `forward_arrays(xp, a, b)`, and its partial derivatives, unbroadcast."
     def forward(ctx, a, b):
         broadcast_shapes(a.shape, b.shape)
-        if op in _INTEGER_DIVISIONS and a.dtype.kind in "iu" and bool(namespace(b.data).any(b.data == 0)):
+        if op in _INTEGER_DIVISIONS and a.dtype.kind in "iu" and bool(namespace(b.array).any(b.array == 0)):
             raise RuntimeError("ZeroDivisionError")  # PyTorch's error for an integer divided by zero
         ctx.save_for_backward(a, b)
         ctx.save_output()
-        return _quiet(forward_arrays, namespace(a.data), a.data, b.data)
+        return _quiet(forward_arrays, namespace(a.array), a.array, b.array)
     def backward(ctx, grad):
         (a, b), (need_a, need_b) = ctx.saved_tensors, ctx.needs_input_grad
         da, db = partials(a, b, ctx.output)
@@ -1026,7 +1026,7 @@ _floor_divide_pair = lambda a, b: FloorDivide.apply(*_pair("floor_divide", a, b,
 for _dunder, _fn in (("mod", _remainder_pair), ("floordiv", _floor_divide_pair)):
     _method(f"__{_dunder}__", _operator(_fn), f"self {'%' if _dunder == 'mod' else '//'} other, as in PyTorch.")
     _method(f"__r{_dunder}__", _operator(_fn, swap=True), f"other {'%' if _dunder == 'mod' else '//'} self.")
-    setattr(Tensor, f"__i{_dunder}__", _inplace(getattr(Tensor, f"__{_dunder}__")))
+    setattr(Tensor, f"__i{_dunder}__", _inplace(getattr(Tensor, f"__{_dunder}__"), f"__i{_dunder}__"))
 
 # %% ../nbs/01_tensor.ipynb #e1a0b004
 @patch
@@ -1045,13 +1045,13 @@ class NanToNum(Function):
     "NaN, +inf and -inf replaced by numbers; the gradient passes where the input was finite."
     @staticmethod
     def forward(ctx, a, nan, posinf, neginf):
-        xp, info = namespace(a.data), np.finfo(a.dtype)
-        ctx.finite = xp.isfinite(a.data)
-        x = xp.where(xp.isnan(a.data), xp.full_like(a.data, nan), a.data)
+        xp, info = namespace(a.array), np.finfo(a.dtype)
+        ctx.finite = xp.isfinite(a.array)
+        x = xp.where(xp.isnan(a.array), xp.full_like(a.array, nan), a.array)
         x = xp.where(x == math.inf, xp.full_like(x, info.max if posinf is None else posinf), x)
         return xp.where(x == -math.inf, xp.full_like(x, info.min if neginf is None else neginf), x)
     @staticmethod
-    def backward(ctx, grad): return grad * _constant(namespace(grad.data).astype(ctx.finite, grad.dtype))
+    def backward(ctx, grad): return grad * _constant(namespace(grad.array).astype(ctx.finite, grad.dtype))
 
 @patch
 def nan_to_num(self: Tensor, nan=0.0, posinf=None, neginf=None):
@@ -1065,7 +1065,7 @@ def _logical(api):
             raise TypeError(f"{api}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
         broadcast_shapes(self.shape, other.shape)
         a, b = _operands(self, other)
-        return _result(getattr(namespace(a.data), api)(a.data, b.data))  # a bool tensor, never in the graph
+        return _result(getattr(namespace(a.array), api)(a.array, b.array))  # a bool tensor, never in the graph
     return method
 
 for _api in ("logical_and", "logical_or", "logical_xor"):
@@ -1074,7 +1074,7 @@ for _api in ("logical_and", "logical_or", "logical_xor"):
 @patch
 def logical_not(self: Tensor):
     "True where the element is zero (a bool tensor)."
-    return _result(namespace(self.data).logical_not(self.data))
+    return _result(namespace(self.array).logical_not(self.array))
 
 # %% ../nbs/01_tensor.ipynb #82822111
 _FUNCTION_FORMS = ("matmul", "mean", "reshape", "permute", "transpose", "tanh", "sigmoid", "sqrt", "relu",
@@ -1142,7 +1142,7 @@ def _slice(x, dim, start, stop):
 
 def _const(like, arr):
     "A numpy array as a constant tensor on the device of `like`."
-    return Tensor._make(namespace(like.data).asarray(arr))
+    return Tensor._make(namespace(like.array).asarray(arr))
 
 def _one_dim(x, dim, name):
     "Normalise a single `dim` (0-d tensors accept 0 and -1)."
@@ -1156,7 +1156,7 @@ class Cumsum(Function):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim = dim
-        return namespace(a.data).cumulative_sum(a.data, axis=dim, dtype=a.dtype)
+        return namespace(a.array).cumulative_sum(a.array, axis=dim, dtype=a.dtype)
     @staticmethod
     def backward(ctx, grad): return grad.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim)
 
@@ -1179,7 +1179,7 @@ class Cumprod(Function):
         ctx.dim = dim
         ctx.save_for_backward(a)
         ctx.save_output()
-        return namespace(a.data).cumulative_prod(a.data, axis=dim, dtype=a.dtype)
+        return namespace(a.array).cumulative_prod(a.array, axis=dim, dtype=a.dtype)
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
@@ -1216,7 +1216,7 @@ def _running_extremum(x, dim, largest, name):
     "(values, indices) of the running max or min; NaN wins, and on ties the later index (PyTorch's rule)."
     d = _one_dim(x, dim, name)
     x1 = x.reshape(1) if x.ndim == 0 else x
-    xp = namespace(x1.data)
+    xp = namespace(x1.array)
     def combine(earlier, later):
         (va, ia), (vb, ib) = earlier, later
         better = (vb >= va) if largest else (vb <= va)
@@ -1225,7 +1225,7 @@ def _running_extremum(x, dim, largest, name):
     shape = [1] * x1.ndim
     shape[d] = x1.shape[d]
     positions = xp.broadcast_to(xp.reshape(xp.arange(x1.shape[d], dtype=int64), tuple(shape)), x1.shape)
-    _, idx = _scan(xp, [x1.data, positions], d, combine)
+    _, idx = _scan(xp, [x1.array, positions], d, combine)
     values = _take_along(x1, idx, d).reshape(x.shape)
     kind = return_types_cummax if largest else return_types_cummin
     return kind(values, Tensor._make(xp.reshape(idx, x.shape)))
@@ -1268,7 +1268,7 @@ class Prod(Function):
     def forward(ctx, a, dim, keepdim):
         ctx.save_for_backward(a)
         ctx.dim, ctx.keepdim = dim, keepdim
-        return namespace(a.data).prod(a.data, axis=dim, keepdims=keepdim)
+        return namespace(a.array).prod(a.array, axis=dim, keepdims=keepdim)
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
@@ -1300,7 +1300,7 @@ def _tri(x, diagonal, upper, name):
     if x.ndim < 2: raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
     rows, cols = np.arange(x.shape[-2])[:, None], np.arange(x.shape[-1])[None, :]
     keep = cols - rows >= diagonal if upper else cols - rows <= diagonal
-    return where(_const(x, keep), x, Tensor._make(namespace(x.data).zeros((), dtype=x.dtype)))
+    return where(_const(x, keep), x, Tensor._make(namespace(x.array).zeros((), dtype=x.dtype)))
 
 @patch
 def tril(input: Tensor, diagonal=0):
@@ -1318,8 +1318,8 @@ class Flip(Function):
     @staticmethod
     def forward(ctx, a, dims):
         ctx.dims = dims
-        xp = namespace(a.data)
-        return xp.asarray(xp.flip(a.data, axis=dims), copy=True)
+        xp = namespace(a.array)
+        return xp.asarray(xp.flip(a.array, axis=dims), copy=True)
     @staticmethod
     def backward(ctx, grad): return grad.flip(ctx.dims)
 
@@ -1372,7 +1372,7 @@ class Diagonal(Function):
     @staticmethod
     def forward(ctx, a, offset, d1, d2):
         ctx.args, ctx.shape = (offset, d1, d2), a.shape
-        return _diagonal_view(a.data, offset, d1, d2)
+        return _diagonal_view(a.array, offset, d1, d2)
     @staticmethod
     def backward(ctx, grad): return DiagonalScatter.apply(grad, ctx.shape, *ctx.args)
 
@@ -1381,8 +1381,8 @@ class DiagonalScatter(Function):
     @staticmethod
     def forward(ctx, a, shape, offset, d1, d2):
         ctx.args = (offset, d1, d2)
-        out = namespace(a.data).zeros(shape, dtype=a.dtype)
-        _diagonal_view(out, offset, d1, d2)[...] = a.data
+        out = namespace(a.array).zeros(shape, dtype=a.dtype)
+        _diagonal_view(out, offset, d1, d2)[...] = a.array
         return out
     @staticmethod
     def backward(ctx, grad): return Diagonal.apply(grad, *ctx.args)
@@ -1415,8 +1415,8 @@ class Unfold(Function):
         n, windows = a.shape[d], (a.shape[d] - size) // step + 1
         ctx.shape, ctx.d = a.shape, d
         ctx.index = (slice(None),) * d + (np.arange(windows)[:, None] * step + np.arange(size),)
-        s = a.data.strides
-        return _restride(a.data, a.shape[:d] + (windows,) + a.shape[d + 1:] + (size,),
+        s = a.array.strides
+        return _restride(a.array, a.shape[:d] + (windows,) + a.shape[d + 1:] + (size,),
                          s[:d] + (s[d] * step,) + s[d + 1:] + (s[d],))
     @staticmethod
     def backward(ctx, grad):
@@ -1442,15 +1442,15 @@ return_types_topk = namedtuple("topk", ["values", "indices"])
 
 def _argsort(x, d, descending):
     "Stable argsort along d. Descending: sort the reversed array, reverse the answer (ties keep their order)."
-    xp = namespace(x.data)
-    if not descending: return xp.argsort(x.data, axis=d, stable=True)
-    flipped = xp.argsort(xp.flip(x.data, axis=d), axis=d, stable=True)
+    xp = namespace(x.array)
+    if not descending: return xp.argsort(x.array, axis=d, stable=True)
+    flipped = xp.argsort(xp.flip(x.array, axis=d), axis=d, stable=True)
     return (x.shape[d] - 1) - xp.flip(flipped, axis=d)
 
 @patch
 def sort(input: Tensor, dim=-1, descending=False, stable=False, *, axis=None):
     "(values, indices) sorted along `dim`; NaN counts as the largest value; always stable here."
-    if input.ndim == 0: return return_types_sort(input.clone(), _result(namespace(input.data).zeros((), dtype=int64)))
+    if input.ndim == 0: return return_types_sort(input.clone(), _result(namespace(input.array).zeros((), dtype=int64)))
     d = _one_dim(input, _dim_arg(dim, axis, "sort"), "sort")
     idx = _argsort(input, d, descending)
     return return_types_sort(_take_along(input, idx, d), Tensor._make(idx))
@@ -1485,7 +1485,7 @@ def isclose(input: Tensor, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise TypeError(f"isclose(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
     if input.dtype != other.dtype: raise RuntimeError(f"isclose: {input.dtype} did not match {other.dtype}")
     broadcast_shapes(input.shape, other.shape)
-    a, b = input.data, other.data
+    a, b = input.array, other.array
     xp = namespace(a)
     close = a == b
     if input.dtype.kind == "b": return _result(close)
@@ -1505,8 +1505,8 @@ def allclose(input: Tensor, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 def nonzero(input: Tensor, *, as_tuple=False):
     "Indices of the nonzero elements: an (n, ndim) int64 tensor, or one index tensor per dimension."
     x = input.reshape(1) if input.ndim == 0 else input
-    xp = namespace(x.data)
-    parts = xp.nonzero(x.data)
+    xp = namespace(x.array)
+    parts = xp.nonzero(x.array)
     if as_tuple: return tuple(Tensor._make(xp.astype(p, int64)) for p in parts)
     if input.ndim == 0: return Tensor._make(xp.zeros((parts[0].shape[0], 0), dtype=int64))
     return Tensor._make(xp.astype(xp.stack(parts, axis=1), int64))
@@ -1834,3 +1834,23 @@ function_forms.update({name: _function_form(name) for name in _SHAPE_FORMS})
 (cumsum, cumprod, cummax, cummin, logcumsumexp, prod, tril, triu, flip, roll, diagonal, diag, sort, argsort, msort,
  topk, isclose, allclose, nonzero, argwhere, masked_select, repeat_interleave, unflatten) = (
     function_forms[name] for name in _SHAPE_FORMS)
+
+# %% ../nbs/01_tensor.ipynb #cd2776e0
+@patch
+def addcmul(input: Tensor, tensor1, tensor2, *, value=1):
+    "input + value * tensor1 * tensor2, as torch.addcmul."
+    return input + value * tensor1 * tensor2
+
+@patch
+def addcdiv(input: Tensor, tensor1, tensor2, *, value=1):
+    "input + value * tensor1 / tensor2, as torch.addcdiv."
+    return input + value * tensor1 / tensor2
+
+_INPLACE_FORMS = ("add", "sub", "mul", "div", "pow", "neg", "abs", "sqrt", "rsqrt", "exp", "expm1", "log", "log1p",
+                  "log2", "log10", "sin", "cos", "tan", "tanh", "sigmoid", "sinh", "cosh", "relu", "clamp", "clip",
+                  "sign", "floor", "ceil", "round", "reciprocal", "square", "masked_fill", "addcmul", "addcdiv",
+                  "asin", "acos", "atan", "asinh", "acosh", "atanh", "arcsin", "arccos", "arctan", "atan2", "trunc",
+                  "fix", "frac", "exp2", "fmod", "remainder", "floor_divide", "lerp", "copysign", "nan_to_num",
+                  "logical_and", "logical_or", "logical_xor", "logical_not", "cumsum", "cumprod", "tril", "triu")
+for _name in _INPLACE_FORMS: setattr(Tensor, _name + "_", _inplace(getattr(Tensor, _name), _name + "_"))
+addcmul, addcdiv = (function_forms.setdefault(name, _function_form(name)) for name in ("addcmul", "addcdiv"))

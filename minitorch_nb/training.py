@@ -118,10 +118,10 @@ def _state_value(v, p, name):
     if name == "step" and not isinstance(v, int): return _count(v)  # PyTorch keeps the count in a float tensor
     if isinstance(v, np.ndarray): v = Tensor._make(v)               # a torch state dict passed through .numpy()
     if not isinstance(v, Tensor): return v
-    arr = v.data
+    arr = v.array
     if name != "step" and v.dtype.kind == "f" and v.dtype != p.dtype: arr = namespace(arr).astype(arr, p.dtype)
     t = Tensor._make(namespace(arr).asarray(arr, copy=True))
-    return t if t.device == p.device else Tensor._make(t.to(p.device).data)
+    return t if t.device == p.device else Tensor._make(t.to(p.device).array)
 
 def _count(v):
     "A step count saved as a number, an array or a tensor, as a Python int."
@@ -141,7 +141,7 @@ class SGD(Optimizer):
     def state_names(self, group): return ("momentum_buffer",) if group["momentum"] else ()
 
     def _update(self, p, group):
-        x, g = p.data, p.grad.data
+        x, g = p.array, p.grad.array
         lr, wd, mu = float(group["lr"]), float(group["weight_decay"]), float(group["momentum"])
         if group["maximize"]: g = -g
         if wd: g = g + wd * x
@@ -150,10 +150,10 @@ class SGD(Optimizer):
             buf = state.get("momentum_buffer")
             if buf is None: buf = state["momentum_buffer"] = Tensor._make(namespace(g).asarray(g, copy=True))
             else:
-                b = buf.data
+                b = buf.array
                 b *= mu
                 b += (1 - float(group["dampening"])) * g
-            g = g + mu * buf.data if group["nesterov"] else buf.data
+            g = g + mu * buf.array if group["nesterov"] else buf.array
         x -= lr * g
 
 def _check_non_negative(**values):
@@ -173,7 +173,7 @@ class RMSprop(Optimizer):
         return ("square_avg",) + ("momentum_buffer",) * (group["momentum"] > 0) + ("grad_avg",) * bool(group["centered"])
 
     def _update(self, p, group):
-        x, g, xp = p.data, p.grad.data, namespace(p.data)
+        x, g, xp = p.array, p.grad.array, namespace(p.array)
         lr, alpha, eps, wd, mu = (float(group[k]) for k in ("lr", "alpha", "eps", "weight_decay", "momentum"))
         state = self.state.get(p)
         if not state:
@@ -182,17 +182,17 @@ class RMSprop(Optimizer):
         state["step"] += 1
         if group["maximize"]: g = -g
         if wd: g = g + wd * x
-        sq = state["square_avg"].data
+        sq = state["square_avg"].array
         sq *= alpha
         sq += (1 - alpha) * g * g
         if group["centered"]:
-            ga = state["grad_avg"].data
+            ga = state["grad_avg"].array
             ga += (1 - alpha) * (g - ga)
             avg = xp.sqrt(sq - ga * ga)
         else: avg = xp.sqrt(sq)
         avg += eps
         if mu > 0:
-            buf = state["momentum_buffer"].data
+            buf = state["momentum_buffer"].array
             buf *= mu
             buf += g / avg
             x -= lr * buf
@@ -212,7 +212,7 @@ class Adam(Optimizer):
     def state_names(self, group): return ("exp_avg", "exp_avg_sq") + ("max_exp_avg_sq",) * bool(group["amsgrad"])
 
     def _update(self, p, group):
-        x, g, xp = p.data, p.grad.data, namespace(p.data)
+        x, g, xp = p.array, p.grad.array, namespace(p.array)
         lr, eps, wd = float(group["lr"]), float(group["eps"]), float(group["weight_decay"])
         beta1, beta2 = (float(b) for b in group["betas"])
         state = self.state.get(p)
@@ -225,12 +225,12 @@ class Adam(Optimizer):
         if wd:
             if group["decoupled_weight_decay"]: x *= 1 - lr * wd
             else: g = g + wd * x
-        m, v = state["exp_avg"].data, state["exp_avg_sq"].data
+        m, v = state["exp_avg"].array, state["exp_avg_sq"].array
         m += (1 - beta1) * (g - m)                  # m = β₁m + (1-β₁)g, written as a lerp like PyTorch
         v *= beta2
         v += (1 - beta2) * g * g
         if group["amsgrad"]:
-            vmax = state["max_exp_avg_sq"].data
+            vmax = state["max_exp_avg_sq"].array
             vmax[...] = xp.maximum(vmax, v)
             v = vmax
         step_size = lr / (1 - beta1 ** t)
@@ -257,8 +257,8 @@ _HYPER_NAMES = {"lr": "learning rate", "eps": "epsilon value"}
 
 def _fresh_state(opt, p, group, **extra):
     "The state `p` gets at its first step: a step count, `extra`, and one zero tensor per name in `state_names`."
-    xp = namespace(p.data)
-    opt.state[p] = {"step": 0, **extra, **{n: Tensor._make(xp.zeros_like(p.data)) for n in opt.state_names(group)}}
+    xp = namespace(p.array)
+    opt.state[p] = {"step": 0, **extra, **{n: Tensor._make(xp.zeros_like(p.array)) for n in opt.state_names(group)}}
     return opt.state[p]
 
 # %% ../nbs/03_optim.ipynb #d5bbbf0d
@@ -279,17 +279,17 @@ class Adagrad(Optimizer):
     def _init_state(self, p):
         # the constructor's initial_accumulator_value, whatever a parameter group says (as PyTorch)
         start = float(self.defaults["initial_accumulator_value"])
-        self.state[p] = {"step": 0, "sum": Tensor._make(namespace(p.data).full_like(p.data, start))}
+        self.state[p] = {"step": 0, "sum": Tensor._make(namespace(p.array).full_like(p.array, start))}
         return self.state[p]
 
     def _update(self, p, group):
-        x, g, xp = p.data, p.grad.data, namespace(p.data)
+        x, g, xp = p.array, p.grad.array, namespace(p.array)
         state = self.state.get(p) or self._init_state(p)  # a group added later starts here
         state["step"] += 1
         if group["maximize"]: g = -g
         if group["weight_decay"]: g = g + float(group["weight_decay"]) * x
         clr = float(group["lr"]) / (1 + (state["step"] - 1) * float(group["lr_decay"]))
-        s = state["sum"].data
+        s = state["sum"].array
         s += g * g
         x -= clr * g / (xp.sqrt(s) + float(group["eps"]))
 
@@ -304,13 +304,13 @@ class Adadelta(Optimizer):
     def state_names(self, group): return ("square_avg", "acc_delta")
 
     def _update(self, p, group):
-        x, g, xp = p.data, p.grad.data, namespace(p.data)
+        x, g, xp = p.array, p.grad.array, namespace(p.array)
         lr, rho, eps, wd = (float(group[k]) for k in ("lr", "rho", "eps", "weight_decay"))
         state = self.state.get(p) or _fresh_state(self, p, group)
         state["step"] += 1
         if group["maximize"]: g = -g
         if wd: g = g + wd * x
-        s, u = state["square_avg"].data, state["acc_delta"].data
+        s, u = state["square_avg"].array, state["acc_delta"].array
         s *= rho
         s += (1 - rho) * g * g
         delta = xp.sqrt(u + eps) / xp.sqrt(s + eps) * g
@@ -330,14 +330,14 @@ class Adamax(Optimizer):
     def state_names(self, group): return ("exp_avg", "exp_inf")
 
     def _update(self, p, group):
-        x, g, xp = p.data, p.grad.data, namespace(p.data)
+        x, g, xp = p.array, p.grad.array, namespace(p.array)
         lr, eps, wd = float(group["lr"]), float(group["eps"]), float(group["weight_decay"])
         beta1, beta2 = (float(b) for b in group["betas"])
         state = self.state.get(p) or _fresh_state(self, p, group)
         state["step"] += 1
         if group["maximize"]: g = -g
         if wd: g = g + wd * x
-        m, u = state["exp_avg"].data, state["exp_inf"].data
+        m, u = state["exp_avg"].array, state["exp_inf"].array
         m += (1 - beta1) * (g - m)
         u[...] = xp.maximum(u * beta2, xp.abs(g) + eps)
         x -= lr / (1 - beta1 ** state["step"]) * m / u
@@ -355,7 +355,7 @@ class NAdam(Optimizer):
     def state_names(self, group): return ("exp_avg", "exp_avg_sq")
 
     def _update(self, p, group):
-        x, g, xp = p.data, p.grad.data, namespace(p.data)
+        x, g, xp = p.array, p.grad.array, namespace(p.array)
         lr, eps, wd, psi = (float(group[k]) for k in ("lr", "eps", "weight_decay", "momentum_decay"))
         beta1, beta2 = (float(b) for b in group["betas"])
         state = self.state.get(p) or _fresh_state(self, p, group, mu_product=Tensor._make(np.ones((), np.float32)))
@@ -366,10 +366,10 @@ class NAdam(Optimizer):
             if group["decoupled_weight_decay"]: x *= 1 - lr * wd
             else: g = g + wd * x
         mu, mu_next = (beta1 * (1.0 - 0.5 * 0.96 ** (s * psi)) for s in (t, t + 1))
-        prod = state["mu_product"].data
+        prod = state["mu_product"].array
         prod *= mu                                   # in the scalar's own dtype (float32, as PyTorch)
         prod = float(prod)
-        m, v = state["exp_avg"].data, state["exp_avg_sq"].data
+        m, v = state["exp_avg"].array, state["exp_avg_sq"].array
         m += (1 - beta1) * (g - m)
         v *= beta2
         v += (1 - beta2) * g * g
@@ -844,7 +844,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     params = _parameter_list(parameters)
     grads = [p.grad for p in params if p.grad is not None]
     if not grads: return Tensor(0.0)
-    total = _total_norm([g.data for g in grads], float(norm_type))
+    total = _total_norm([g.array for g in grads], float(norm_type))
     if error_if_nonfinite and not math.isfinite(float(total)):
         raise RuntimeError(f"The total norm of order {float(norm_type)} for gradients from `parameters` is non-finite, "
                            "so it cannot be clipped. To disable this error and scale the gradients by the non-finite "
@@ -852,9 +852,9 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     coef = min(max_norm / (total + 1e-6), 1.0)  # always multiply, like PyTorch (no data-dependent branch)
     with np.errstate(invalid="ignore"):  # an infinite gradient times 0 is NaN, without numpy's warning (as PyTorch)
         for g in grads:
-            g.data *= coef
+            g.array *= coef
             g._version.value += 1
-    return Tensor._make(namespace(grads[0].data).asarray(total))
+    return Tensor._make(namespace(grads[0].array).asarray(total))
 
 def _total_norm(arrays, p):
     "The p-norm of the per-array p-norms (that is, of all elements as one vector), in the arrays' dtype."
@@ -882,7 +882,7 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     c = float(clip_value)
     for p in params:
         if p.grad is None: continue
-        g, xp = p.grad.data, namespace(p.grad.data)
+        g, xp = p.grad.array, namespace(p.grad.array)
         g[...] = xp.minimum(xp.maximum(g, -c), c)
         p.grad._version.value += 1
 
@@ -907,7 +907,7 @@ def optimizer_state_bytes(optimizer):
 
 def held_state_bytes(optimizer):
     "Bytes of the state tensors the optimizer holds right now (0 before the first step: state is lazy)."
-    return sum(v.data.nbytes for s in optimizer.state.values() for v in s.values() if isinstance(v, Tensor))
+    return sum(v.array.nbytes for s in optimizer.state.values() for v in s.values() if isinstance(v, Tensor))
 
 # %% ../nbs/03_optim.ipynb #de83c64c
 from dataclasses import dataclass
@@ -939,12 +939,12 @@ def memory_estimate(model, optimizer, *inputs, dtype=None):
     "Training memory of `model` with `optimizer` on a batch `inputs`; `dtype` prices every value at its itemsize."
     params = list(model.parameters())
     size = (lambda a: a.size * np.dtype(dtype).itemsize) if dtype is not None else (lambda a: a.nbytes)
-    weights = sum(size(p.data) for p in params)
-    state = sum(len(optimizer.state_names(g)) * size(p.data) for g in optimizer.param_groups for p in g["params"])
+    weights = sum(size(p.array) for p in params)
+    state = sum(len(optimizer.state_names(g)) * size(p.array) for g in optimizer.param_groups for p in g["params"])
     activations = 0
     if inputs:
         out = model(*inputs)
-        skip = {id(_base(a.data if isinstance(a, Tensor) else a)) for a in [*params, *inputs]}
+        skip = {id(_base(a.array if isinstance(a, Tensor) else a)) for a in [*params, *inputs]}
         activations = sum(size(a) for a in _saved_arrays(out) if id(a) not in skip)
     return MemoryEstimate(weights, weights, state, activations)
 
@@ -961,7 +961,7 @@ def _saved_arrays(out):
         if node is None or id(node) in seen: continue
         seen.add(id(node))
         for t, _ in getattr(node, "_saved", ()):
-            if t is not None: found.setdefault(id(_base(t.data)), _base(t.data))
+            if t is not None: found.setdefault(id(_base(t.array)), _base(t.array))
         saved_out = getattr(node, "_output", None)
         if isinstance(saved_out, tuple): found.setdefault(id(_base(saved_out[0])), _base(saved_out[0]))
         for v in getattr(node, "__dict__", {}).values():  # arrays kept as ctx attributes (masks, indices)
@@ -1093,7 +1093,7 @@ def _scale_grads(opt, factor):
     "Multiply every gradient the optimizer holds by `factor`, in place."
     for group in opt.param_groups:
         for p in group["params"]:
-            if p.grad is not None: p.grad.data *= factor; p.grad._version.value += 1
+            if p.grad is not None: p.grad.array *= factor; p.grad._version.value += 1
 
 def _set_mode(model, training):
     "model.train(mode) when the model has it (any callable works as a model)."
@@ -1102,7 +1102,7 @@ def _set_mode(model, training):
 # %% ../nbs/03_optim.ipynb #722c9a81
 def accuracy(pred, target):
     "Fraction of rows whose largest score is at the target class."
-    return float((np.asarray(pred.data).argmax(-1) == np.asarray(target.data)).mean())
+    return float((np.asarray(pred.array).argmax(-1) == np.asarray(target.array)).mean())
 
 # %% ../nbs/03_optim.ipynb #1776318b
 class Recorder(Callback):

@@ -145,7 +145,7 @@ def transfers_between_devices_carry_gradients():
     back.backward()
     assert w.grad.device == "numpy" and w.grad.tolist() == [2.0, -4.0, 6.0]
     try:
-        on_gpu.data + nd.array([1.0, 2.0, 3.0], device="cpu")
+        on_gpu.array + nd.array([1.0, 2.0, 3.0], device="cpu")
     except RuntimeError as e:
         assert "different devices" in str(e)
     else:
@@ -273,7 +273,7 @@ def pinned_host_memory_copies_in_on_a_stream():
     p = mt.cuda.pinned_empty((4, 8), mt.float32)
     assert p.device == "numpy" and p.shape == (4, 8) and p.dtype == np.float32
     values = rng.standard_normal((4, 8)).astype(np.float32)
-    p.data[:] = values
+    p.array[:] = values
     s = mt.cuda.Stream()
     with mt.cuda.stream(s):
         g = p.to("cuda")

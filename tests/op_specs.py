@@ -511,3 +511,5 @@ for _n in ("logical_and", "logical_or", "logical_xor"):
 op("logical_not", cases=UNARY_CASES, dtypes=ALL, grad=False)
 op("nan_to_num", V([np.nan, np.inf, -np.inf, 1.5]), grad=False)
 op("nan_to_num", V([np.nan, np.inf, -np.inf, 1.5]), nan=0.5, posinf=9.0, neginf=-9.0, id="nan_to_num-values")
+for _n in ("addcmul", "addcdiv"):
+    op(_n, A(3, 4), A(3, 1), A(4, lo=0.5, hi=2.0), value=0.5)

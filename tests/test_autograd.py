@@ -115,7 +115,7 @@ def test_random_graphs_match_torch(seed):
     assert_close(out, tout)
     out.backward(); tout.backward()
     for a, b in zip(ours, theirs):
-        if b.grad is None: assert a.grad is None or not np.any(a.grad.data)
+        if b.grad is None: assert a.grad is None or not np.any(a.grad.array)
         else: assert_close(a.grad, b.grad)
 
 @pytest.mark.parametrize("seed", range(10))
@@ -131,7 +131,7 @@ def test_random_graphs_second_order_match_torch(seed):
         return
     h = grad(s, ours, allow_unused=True); th = torch.autograd.grad(ts, theirs, allow_unused=True)
     for a, b in zip(h, th):
-        if b is None: assert a is None or not np.any(a.data)
+        if b is None: assert a is None or not np.any(a.array)
         else: assert_close(a, b)
 
 def test_float32_results_stay_float32():
@@ -187,7 +187,7 @@ def test_grad_does_not_touch_dot_grad_and_supports_nonleaf_inputs():
 def test_detach_shares_storage_and_version():
     v = mt.tensor([1.0, 2.0], requires_grad=True)
     d = v.detach()
-    assert np.shares_memory(d.data, v.data) and not d.requires_grad
+    assert np.shares_memory(d.array, v.array) and not d.requires_grad
     y = v * v
     with mt.no_grad(): d += 1  # writes through to v, which `y` saved
     with pytest.raises(RuntimeError, match="modified by an in-place operation"): y.sum().backward()
@@ -293,18 +293,18 @@ def test_first_gradient_is_taken_without_a_copy_only_when_nothing_else_holds_it(
     "As PyTorch's AccumulateGrad: a fresh gradient becomes .grad as it is; one that something else holds is copied."
     class Triple(mt.autograd.Function):
         @staticmethod
-        def forward(ctx, a): return a.data * 3
+        def forward(ctx, a): return a.array * 3
         @staticmethod
         def backward(ctx, grad):
             out = grad * 3
-            Triple.sent = id(out.data)
+            Triple.sent = id(out.array)
             return out
     x = mt.tensor([1.0, 2.0], requires_grad=True, device=device)
     Triple.apply(x).sum().backward()
-    assert id(x.grad.data) == Triple.sent and x.grad.tolist() == [3.0, 3.0]
+    assert id(x.grad.array) == Triple.sent and x.grad.tolist() == [3.0, 3.0]
     a, b = (mt.tensor(v, requires_grad=True, device=device) for v in ([1.0, 2.0], [3.0, 4.0]))
     Triple.apply(a + b).sum().backward()  # `+` passes one fresh gradient to both: one copy, one original
-    assert sorted(id(t.grad.data) == Triple.sent for t in (a, b)) == [False, True]
+    assert sorted(id(t.grad.array) == Triple.sent for t in (a, b)) == [False, True]
     a, b = (mt.tensor(v, requires_grad=True, device=device) for v in ([1.0, 2.0], [3.0, 4.0]))
     ((a + b) * 2).sum().backward()  # one fresh gradient object for both leaves
     a.grad += 1
@@ -408,7 +408,7 @@ OURS, THEIRS = functions(mt), functions(torch)
 def test_function_returning_a_tensor_with_a_number_argument_matches_torch():
     (x, tx) = both([-1.0, 0.5, 2.0])
     y, ty = OURS["ClampMin"].apply(x, 0.0), THEIRS["ClampMin"].apply(tx, 0.0)
-    assert type(y.data) is np.ndarray  # unwrapped: the output holds an array, not a Tensor
+    assert type(y.array) is np.ndarray  # unwrapped: the output holds an array, not a Tensor
     (y * y).sum().backward(); (ty * ty).sum().backward()
     assert_close(y, ty); assert_close(x.grad, tx.grad)
     assert y.grad_fn.name() == "ClampMinBackward"
@@ -510,7 +510,7 @@ def test_materialize_grads_false_gives_none_like_torch():
 def test_input_returned_as_is_and_integer_outputs_like_torch():
     (x, tx) = both([1.0, 2.0])
     y, ty = OURS["Identity"].apply(x), THEIRS["Identity"].apply(tx)
-    assert y is not x and ty is not tx and np.shares_memory(y.data, x.data)
+    assert y is not x and ty is not tx and np.shares_memory(y.array, x.array)
     y.sum().backward(); ty.sum().backward()
     assert_close(x.grad, tx.grad)
     r, tr = OURS["ArgMax"].apply(x), THEIRS["ArgMax"].apply(tx)

@@ -32,10 +32,10 @@ def test_transfer_keeps_values_and_sends_the_gradient_home(src, dst):
     x = mt.tensor([[1.0, -2.0], [3.0, 0.5]]).to(src).requires_grad_()
     y = x.to(dst)
     assert (y.device, x.device) == (dst, src)
-    np.testing.assert_array_equal(np.asarray(y.detach().data), [[1.0, -2.0], [3.0, 0.5]])
+    np.testing.assert_array_equal(np.asarray(y.detach().array), [[1.0, -2.0], [3.0, 0.5]])
     (y * y).sum().backward()
     assert x.grad.device == src
-    np.testing.assert_allclose(np.asarray(x.grad.data), 2 * np.array([[1.0, -2.0], [3.0, 0.5]]))
+    np.testing.assert_allclose(np.asarray(x.grad.array), 2 * np.array([[1.0, -2.0], [3.0, 0.5]]))
 
 @pytest.mark.parametrize("spelling", ["cpu", "cpu:0", mt.device("cpu")])
 def test_pytorch_spellings_of_a_transfer(spelling):

@@ -31,11 +31,11 @@ def _trajectories(ours_fn, torch_fn, dtype, steps=35, maximize=False, groups=Non
     sign = -1.0 if maximize else 1.0
     for step in range(steps):
         for p, q, a, c in zip(ours, theirs, curv, center):
-            p.grad = mt.tensor(_grad(p.data, a, c, step, sign))
+            p.grad = mt.tensor(_grad(p.array, a, c, step, sign))
             q.grad = torch.tensor(_grad(q.detach().numpy(), a, c, step, sign))
         o.step(); t.step()
         for p, q in zip(ours, theirs):
-            np.testing.assert_allclose(p.data, q.detach().numpy(), **TOL[dtype], err_msg=f"step {step}")
+            np.testing.assert_allclose(p.array, q.detach().numpy(), **TOL[dtype], err_msg=f"step {step}")
     return o, t, ours, theirs
 
 CASES = {
@@ -94,17 +94,17 @@ def test_state_dict_round_trip_mid_training(cls, kw, tmp_path):
     opt = getattr(mt.optim, cls)([{"params": a[:1]}, {"params": a[1:], "lr": 0.02}], **kw)
     def run(opt, ps, steps, start):
         for s in range(start, start + steps):
-            for p, cu, ce in zip(ps, curv, center): p.grad = mt.tensor(_grad(p.data, cu, ce, s, 1.0))
+            for p, cu, ce in zip(ps, curv, center): p.grad = mt.tensor(_grad(p.array, cu, ce, s, 1.0))
             opt.step()
     run(opt, a, 10, 0)
     mt.save(opt.state_dict(), tmp_path / "opt.ckpt") if hasattr(mt, "save") else None
     sd = mt.load(tmp_path / "opt.ckpt") if hasattr(mt, "load") else opt.state_dict()
-    b = [mt.tensor(p.data, requires_grad=True) for p in a]
+    b = [mt.tensor(p.array, requires_grad=True) for p in a]
     opt_b = getattr(mt.optim, cls)([{"params": b[:1]}, {"params": b[1:]}], lr=123.0)
     opt_b.load_state_dict(sd)
     assert opt_b.param_groups[1]["lr"] == 0.02 and opt_b.param_groups[0]["lr"] == kw["lr"]
     run(opt, a, 15, 10); run(opt_b, b, 15, 10)
-    for p, q in zip(a, b): np.testing.assert_array_equal(p.data, q.data)
+    for p, q in zip(a, b): np.testing.assert_array_equal(p.array, q.array)
 
 def test_state_dict_layout_matches_torch():
     x = np.ones(3, np.float32)
@@ -118,7 +118,7 @@ def test_state_dict_layout_matches_torch():
     assert list(so["state"]) == list(st["state"]) == [0, 1]
     assert set(so["state"][0]) == set(st["state"][0])
     assert [g["params"] for g in so["param_groups"]] == [g["params"] for g in st["param_groups"]]
-    np.testing.assert_allclose(so["state"][1]["exp_avg_sq"].data, st["state"][1]["exp_avg_sq"].numpy())
+    np.testing.assert_allclose(so["state"][1]["exp_avg_sq"].array, st["state"][1]["exp_avg_sq"].numpy())
 
 def test_load_state_dict_errors():
     a, b = mt.tensor([1.0], requires_grad=True), mt.tensor([1.0], requires_grad=True)
@@ -132,21 +132,21 @@ def test_zero_grad_semantics():
     (w * w).sum().backward()
     g = w.grad
     opt.zero_grad(set_to_none=False)
-    assert w.grad is g and np.all(w.grad.data == 0)
+    assert w.grad is g and np.all(w.grad.array == 0)
     (w * w).sum().backward(); (w * w).sum().backward()
-    np.testing.assert_array_equal(w.grad.data, [4.0, 8.0])   # accumulates without zero_grad
+    np.testing.assert_array_equal(w.grad.array, [4.0, 8.0])   # accumulates without zero_grad
     opt.zero_grad()
     assert w.grad is None
     opt.step()                                                # no grad: nothing changes
-    np.testing.assert_array_equal(w.data, [1.0, 2.0])
+    np.testing.assert_array_equal(w.array, [1.0, 2.0])
 
 def test_step_keeps_identity_and_bumps_version():
     w = mt.tensor([1.0, 2.0], requires_grad=True)
-    data, opt = w.data, Adam([w], lr=0.1)
+    data, opt = w.array, Adam([w], lr=0.1)
     y = w * w
     y.sum().backward(retain_graph=True)
     opt.step()
-    assert w.data is data
+    assert w.array is data
     with pytest.raises(RuntimeError, match="modified by an in-place operation"): y.sum().backward()
 
 def test_constructor_errors():
@@ -221,7 +221,7 @@ def test_clip_grad_norm_matches_torch(dtype, norm_type, max_norm):
     nt = torch.nn.utils.clip_grad_norm_(theirs, max_norm, norm_type)
     assert no.dtype == np.dtype(dtype) and no.shape == ()
     np.testing.assert_allclose(no.item(), nt.item(), **TOL[dtype])
-    for p, q in zip(ours, theirs): np.testing.assert_allclose(p.grad.data, q.grad.numpy(), **TOL[dtype])
+    for p, q in zip(ours, theirs): np.testing.assert_allclose(p.grad.array, q.grad.numpy(), **TOL[dtype])
 
 def test_clip_grad_norm_nonfinite():
     w = mt.tensor([1.0, 2.0], requires_grad=True)
@@ -256,10 +256,10 @@ def test_learner_accumulation_weights_each_micro_batch_by_its_share():
 
     def fitted(k, lr=0.1):
         model = mt.nn.Linear(3, 1, bias=False)
-        model.weight.data[...] = w0
+        model.weight.array[...] = w0
         Learner(model, mt.nn.MSELoss(), SGD(model.parameters(), lr=lr), batches, accumulate=k,
                 progress=False, verbose=False).fit(1)
-        return model.weight.data.copy()
+        return model.weight.array.copy()
 
     def big_batch_steps(groups, lr=0.1):
         "SGD on one big batch per group of examples, the reference (with PyTorch)."
@@ -298,14 +298,14 @@ def test_nn_utils_clip_grad_norm_on_a_model_matches_torch(norm_type, max_norm):
     model = mt.nn.Sequential(mt.nn.Linear(5, 7), mt.nn.Tanh(), mt.nn.Linear(7, 3))
     tmodel = torch.nn.Sequential(torch.nn.Linear(5, 7), torch.nn.Tanh(), torch.nn.Linear(7, 3))
     with torch.no_grad():
-        for p, q in zip(model.parameters(), tmodel.parameters()): q.copy_(torch.tensor(p.data))
+        for p, q in zip(model.parameters(), tmodel.parameters()): q.copy_(torch.tensor(p.array))
     mt.nn.CrossEntropyLoss()(model(mt.tensor(x)), mt.tensor(y)).backward()
     torch.nn.CrossEntropyLoss()(tmodel(torch.tensor(x)), torch.tensor(y)).backward()
     n_ours = mt.nn.utils.clip_grad_norm_(model.parameters(), max_norm, norm_type)
     n_theirs = torch.nn.utils.clip_grad_norm_(tmodel.parameters(), max_norm, norm_type)
     np.testing.assert_allclose(n_ours.item(), n_theirs.item(), rtol=1e-5)
     for p, q in zip(model.parameters(), tmodel.parameters()):
-        np.testing.assert_allclose(p.grad.data, q.grad.numpy(), rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(p.grad.array, q.grad.numpy(), rtol=1e-5, atol=1e-7)
 
 def test_nn_utils_is_a_real_module():
     import minitorch_nb.nn.utils as utils
@@ -339,17 +339,17 @@ def test_checkpoint_resume_is_bit_identical(tmp_path, k):
     part = _spiral_run(seed=0).fit(k)
     part.save_checkpoint(tmp_path / "ckpt")
     resumed = _spiral_run(seed=77)             # everything fresh, from another seed
-    assert not np.array_equal(resumed.model[0].weight.data, part.model[0].weight.data)
+    assert not np.array_equal(resumed.model[0].weight.array, part.model[0].weight.array)
     resumed.load_checkpoint(tmp_path / "ckpt").fit(n - k)
     assert resumed.epoch == straight.epoch == n
     assert resumed.recorder.losses == straight.recorder.losses           # exact float equality, every batch
     assert resumed.recorder.epochs == straight.recorder.epochs
     assert resumed.recorder.lrs == straight.recorder.lrs
     for (name, a), b in zip(straight.model.named_parameters(), resumed.model.parameters()):
-        assert np.array_equal(a.data, b.data), name
+        assert np.array_equal(a.array, b.array), name
     for a, b in zip(straight.opt.state.values(), resumed.opt.state.values()):
-        for key in a: assert np.array_equal(np.asarray(a[key].data if hasattr(a[key], "data") else a[key]),
-                                            np.asarray(b[key].data if hasattr(b[key], "data") else b[key])), key
+        for key in a: assert np.array_equal(np.asarray(a[key].array if hasattr(a[key], "data") else a[key]),
+                                            np.asarray(b[key].array if hasattr(b[key], "data") else b[key])), key
     # the data order was part of it: without restoring the loader's generator the run differs
     other = _spiral_run(seed=0).fit(k)
     other.save_checkpoint(tmp_path / "ckpt2")
@@ -383,7 +383,7 @@ def test_memory_estimate_matches_tracemalloc():
     assert est.activations == 64 * 128 * 4 + 64 * 128      # the hidden activation (float32) + ReLU's bool mask
     params_state = est.weights + est.gradients + est.optimizer_state
     assert params_state <= held <= params_state + 16_384      # + Python objects (wrappers, dicts)
-    assert 0 <= act - est.activations - out.data.nbytes < 4096
+    assert 0 <= act - est.activations - out.array.nbytes < 4096
 
 # ------------------------------------------------------------------ Adagrad, Adadelta, Adamax, NAdam: beyond the trajectories above
 
@@ -424,16 +424,16 @@ def test_new_optimizers_state_dict_round_trip(cls, kw, tmp_path):
     opt = getattr(mt.optim, cls)([{"params": a[:1]}, {"params": a[1:], "lr": 0.02}], **kw)
     def run(opt, ps, steps, start):
         for s in range(start, start + steps):
-            for p, cu, ce in zip(ps, curv, center): p.grad = mt.tensor(_grad(p.data, cu, ce, s, 1.0))
+            for p, cu, ce in zip(ps, curv, center): p.grad = mt.tensor(_grad(p.array, cu, ce, s, 1.0))
             opt.step()
     run(opt, a, 10, 0)
     mt.save(opt.state_dict(), tmp_path / "opt.ckpt")
-    b = [mt.tensor(p.data, requires_grad=True) for p in a]
+    b = [mt.tensor(p.array, requires_grad=True) for p in a]
     opt_b = getattr(mt.optim, cls)([{"params": b[:1]}, {"params": b[1:]}], lr=123.0)
     opt_b.load_state_dict(mt.load(tmp_path / "opt.ckpt"))
     assert opt_b.param_groups[1]["lr"] == 0.02
     run(opt, a, 15, 10); run(opt_b, b, 15, 10)
-    for p, q in zip(a, b): np.testing.assert_array_equal(p.data, q.data)
+    for p, q in zip(a, b): np.testing.assert_array_equal(p.array, q.array)
 
 def _to_numpy_state(sd):
     "A torch optimizer state_dict with its tensors as numpy arrays (what a torch user would hand over)."
@@ -441,7 +441,7 @@ def _to_numpy_state(sd):
             "param_groups": [dict(g) for g in sd["param_groups"]]}
 
 def _to_torch_state(sd):
-    return {"state": {i: {k: torch.tensor(np.asarray(v.data)) if isinstance(v, mt.Tensor) else v for k, v in s.items()}
+    return {"state": {i: {k: torch.tensor(np.asarray(v.array)) if isinstance(v, mt.Tensor) else v for k, v in s.items()}
                       for i, s in sd["state"].items()},
             "param_groups": [dict(g) for g in sd["param_groups"]]}
 
@@ -458,7 +458,7 @@ def test_state_dicts_cross_between_torch_and_ours(name, dtype):
     # loading casts floating state to the parameters' dtype (NAdam's float32 mu_product too), so the reference
     # is torch loaded from torch's own state_dict
     ours2 = [mt.tensor(q.detach().numpy().copy(), requires_grad=True) for q in theirs]   # ours, from torch's state
-    theirs2 = [torch.tensor(p.data.copy(), requires_grad=True) for p in ours]           # torch's, from our state
+    theirs2 = [torch.tensor(p.array.copy(), requires_grad=True) for p in ours]           # torch's, from our state
     ref = [q.detach().clone().requires_grad_() for q in theirs]
     o2, t2, t_ref = make_o(ours2), make_t(theirs2), make_t(ref)
     o2.load_state_dict(_to_numpy_state(t.state_dict()))
@@ -469,11 +469,11 @@ def test_state_dicts_cross_between_torch_and_ours(name, dtype):
     for step in range(10, 40):
         for group in (ours2, theirs2, ref):
             for p, a, c in zip(group, curv, center):
-                g = _grad(p.data if isinstance(p, mt.Tensor) else p.detach().numpy(), a, c, step, sign)
+                g = _grad(p.array if isinstance(p, mt.Tensor) else p.detach().numpy(), a, c, step, sign)
                 p.grad = mt.tensor(g) if isinstance(p, mt.Tensor) else torch.tensor(g)
         o2.step(); t2.step(); t_ref.step()
         for p, q, r in zip(ours2, theirs2, ref):
-            np.testing.assert_allclose(p.data, r.detach().numpy(), **TOL[dtype], err_msg=f"ours from torch's state, step {step}")
+            np.testing.assert_allclose(p.array, r.detach().numpy(), **TOL[dtype], err_msg=f"ours from torch's state, step {step}")
             np.testing.assert_allclose(q.detach().numpy(), r.detach().numpy(), **TOL[dtype], err_msg=f"torch from ours, step {step}")
     assert all(isinstance(s["step"], int) for s in o2.state.values() if "step" in s)
 
@@ -483,7 +483,7 @@ def test_adagrad_state_exists_before_the_first_step():
     o, t = mt.optim.Adagrad(w, initial_accumulator_value=0.5), torch.optim.Adagrad(tw, initial_accumulator_value=0.5)
     so, st = o.state_dict(), t.state_dict()
     assert list(so["state"]) == list(st["state"]) == [0] and set(so["state"][0]) == set(st["state"][0]) == {"step", "sum"}
-    np.testing.assert_array_equal(so["state"][0]["sum"].data, st["state"][0]["sum"].numpy())
+    np.testing.assert_array_equal(so["state"][0]["sum"].array, st["state"][0]["sum"].numpy())
     assert mt.training.held_state_bytes(o) == optimizer_state_bytes(o) == 12
     assert optimizer_state_bytes(mt.optim.NAdam(w)) == optimizer_state_bytes(mt.optim.Adamax(w)) == 24
     assert optimizer_state_bytes(mt.optim.Adadelta(w)) == 24
@@ -516,7 +516,7 @@ def test_new_optimizers_on_device_cpu(cls):
         for step in range(5):
             w.grad = mt.tensor(np.cos(x0 * (step + 1)), device=device)
             opt.step()
-        runs.append(np.asarray(w.detach().to("numpy").data))
+        runs.append(np.asarray(w.detach().to("numpy").array))
     np.testing.assert_allclose(runs[1], runs[0], rtol=1e-6, atol=1e-7)
 
 # ------------------------------------------------------------------ clip_grad_value_, and clip_grad_norm_'s foreach / error_if_nonfinite
@@ -549,7 +549,7 @@ def test_clip_grad_value_matches_torch(clip_value, foreach, dtype):
     for p, q in zip(ours, theirs):
         if q.grad is None: assert p.grad is None; continue
         assert p.grad.dtype == np.dtype(dtype)
-        np.testing.assert_array_equal(p.grad.data, q.grad.numpy())
+        np.testing.assert_array_equal(p.grad.array, q.grad.numpy())
     assert [p.grad._version.value for p in ours if p.grad is not None] == [v + 1 for v in versions]
 
 def test_clip_grad_value_single_tensor_and_generator():
@@ -560,7 +560,7 @@ def test_clip_grad_value_single_tensor_and_generator():
     model = mt.nn.Linear(3, 2)
     for p in model.parameters(): p.grad = mt.tensor(np.full(p.shape, 5.0, np.float32))
     mt.nn.utils.clip_grad_value_(model.parameters(), 0.1)
-    assert all(np.all(p.grad.data == np.float32(0.1)) for p in model.parameters())
+    assert all(np.all(p.grad.array == np.float32(0.1)) for p in model.parameters())
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("foreach", [None, True, False])
@@ -570,7 +570,7 @@ def test_clip_grad_norm_foreach_matches_torch(foreach, norm_type, dtype):
     no = mt.nn.utils.clip_grad_norm_(ours, 1.5, norm_type, foreach=foreach)
     nt = torch.nn.utils.clip_grad_norm_(theirs, 1.5, norm_type, foreach=foreach)
     np.testing.assert_allclose(no.item(), nt.item(), **TOL[dtype])
-    for p, q in zip(ours, theirs): np.testing.assert_allclose(p.grad.data, q.grad.numpy(), **TOL[dtype])
+    for p, q in zip(ours, theirs): np.testing.assert_allclose(p.grad.array, q.grad.numpy(), **TOL[dtype])
 
 @pytest.mark.parametrize("special", [float("nan"), float("inf"), -float("inf")])
 @pytest.mark.parametrize("norm_type", [2.0, math.inf, 1.0])
@@ -579,13 +579,13 @@ def test_clip_grad_norm_nonfinite_as_torch(special, norm_type):
     with pytest.raises(RuntimeError) as e_t: torch.nn.utils.clip_grad_norm_(theirs, 1.0, norm_type, error_if_nonfinite=True)
     with pytest.raises(RuntimeError) as e_o: mt.nn.utils.clip_grad_norm_(ours, 1.0, norm_type, error_if_nonfinite=True)
     assert str(e_o.value) == str(e_t.value)
-    for p, q in zip(ours, theirs): np.testing.assert_array_equal(p.grad.data, q.grad.numpy())   # untouched by the error
+    for p, q in zip(ours, theirs): np.testing.assert_array_equal(p.grad.array, q.grad.numpy())   # untouched by the error
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         no = mt.nn.utils.clip_grad_norm_(ours, 1.0, norm_type)
     nt = torch.nn.utils.clip_grad_norm_(theirs, 1.0, norm_type)
     np.testing.assert_array_equal(no.numpy(), nt.numpy())
-    for p, q in zip(ours, theirs): np.testing.assert_array_equal(p.grad.data, q.grad.numpy())
+    for p, q in zip(ours, theirs): np.testing.assert_array_equal(p.grad.array, q.grad.numpy())
 
 def test_clip_grad_norm_empty_generator_warns_as_torch():
     gen = lambda lib: (p for p in [])
@@ -686,14 +686,14 @@ def test_new_optimizers_with_schedulers_trajectory(sched, opt_name, opt_kw):
     else: so, st = SCHED_CASES[sched](S)(oo), SCHED_CASES[sched](torch.optim.lr_scheduler)(ot)
     for step in range(150):
         for p, q, a, c in zip(ours, theirs, curv, center):
-            p.grad = mt.tensor(_grad(p.data, a, c, step, 1.0))
+            p.grad = mt.tensor(_grad(p.array, a, c, step, 1.0))
             q.grad = torch.tensor(_grad(q.detach().numpy(), a, c, step, 1.0))
         oo.step(); ot.step()
         if sched == "plateau":
-            so.step(float(sum((p.data ** 2).sum() for p in ours))); st.step(float(sum((q.detach() ** 2).sum() for q in theirs)))
+            so.step(float(sum((p.array ** 2).sum() for p in ours))); st.step(float(sum((q.detach() ** 2).sum() for q in theirs)))
         else: so.step(); st.step()
         assert so.get_last_lr() == st.get_last_lr(), step
-        for p, q in zip(ours, theirs): np.testing.assert_allclose(p.data, q.detach().numpy(), **TOL[np.float64], err_msg=f"step {step}")
+        for p, q in zip(ours, theirs): np.testing.assert_allclose(p.array, q.detach().numpy(), **TOL[np.float64], err_msg=f"step {step}")
 
 def _metric_walk(n, seed):
     "A metric that falls, plateaus with noise, jumps and falls again: every rule of ReduceLROnPlateau gets used."

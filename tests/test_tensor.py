@@ -496,7 +496,7 @@ class WrongSin(mt.Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return np.sin(a.data)
+        return np.sin(a.array)
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
@@ -517,7 +517,7 @@ def test_gradgradcheck_catches_nondifferentiable_backward():
         @staticmethod
         def forward(ctx, a):
             ctx.save_for_backward(a)
-            return a.data ** 2
+            return a.array ** 2
         @staticmethod
         def backward(ctx, grad):
             a, = ctx.saved_tensors

@@ -221,7 +221,7 @@ def test_legacy_tensor_constructor_matches_torch():
     raises_like_torch(lambda: mt.Tensor([1, 2], [3]), lambda: torch.Tensor([1, 2], [3]), TypeError)
     t, tt = mt.tensor([1, 2]), torch.tensor([1, 2])
     assert mt.Tensor(t).dtype == mt.int64 and torch.Tensor(tt).dtype == torch.int64  # a tensor keeps its dtype
-    assert np.shares_memory(mt.Tensor(t).data, t.data)
+    assert np.shares_memory(mt.Tensor(t).array, t.array)
 
 def test_legacy_constructor_keeps_a_numpy_arrays_dtype():
     "A documented difference: torch.Tensor(ndarray) is float32; here an array keeps its dtype (mt.tensor's rule)."
@@ -284,7 +284,7 @@ def test_deepcopy_keeps_grad_and_refuses_non_leaves_like_torch():
     (x * x).sum().backward(); (tx * tx).sum().backward()
     c, tc = copy.deepcopy(x), copy.deepcopy(tx)
     assert_close(c.grad, tc.grad)
-    assert not np.shares_memory(c.data, x.data) and c.requires_grad and c.is_leaf
+    assert not np.shares_memory(c.array, x.array) and c.requires_grad and c.is_leaf
     c.grad += 1
     assert x.grad.tolist() == [2.0, 4.0]
     raises_like_torch(lambda: copy.deepcopy(x * 2), lambda: copy.deepcopy(tx * 2), RuntimeError, "graph leaves")
@@ -297,7 +297,7 @@ def test_copy_copy_shares_values_like_torch():
     x, tx = both([1.0, 2.0])
     (x * x).sum().backward(); (tx * tx).sum().backward()
     c, tc = copy.copy(x), copy.copy(tx)
-    assert np.shares_memory(c.data, x.data) and (c.grad, tc.grad) == (None, None) and c.requires_grad
+    assert np.shares_memory(c.array, x.array) and (c.grad, tc.grad) == (None, None) and c.requires_grad
 
 # --- formatting, comparison with a list, means of nothing ----------------------------------------------
 
@@ -339,7 +339,7 @@ def test_variable_is_a_silent_alias_like_torch():
         v, tv = mt.autograd.Variable(t), torch.autograd.Variable(tt)
         r, tr = mt.autograd.Variable(t, requires_grad=True), torch.autograd.Variable(tt, requires_grad=True)
     assert type(v) is mt.Tensor and type(tv) is torch.Tensor and v is not t and tv is not tt
-    assert np.shares_memory(v.data, t.data) and (v.requires_grad, r.requires_grad) == (tv.requires_grad, tr.requires_grad)
+    assert np.shares_memory(v.array, t.array) and (v.requires_grad, r.requires_grad) == (tv.requires_grad, tr.requires_grad)
     assert isinstance(t, mt.autograd.Variable) and isinstance(tt, torch.autograd.Variable)
     assert not isinstance(np.ones(2), mt.autograd.Variable)
     y, ty = mt.tensor([1.0], requires_grad=True) * 2, torch.tensor([1.0], requires_grad=True) * 2

@@ -334,11 +334,11 @@ def _calculate_correct_fan(tensor, mode):
 def _converted(src, like):
     "The array of `src` with the device and dtype of `like`, as a fresh copy."
     moved = src.to(like.device)
-    return namespace(moved.data).astype(moved.data, like.dtype, copy=True)
+    return namespace(moved.array).astype(moved.array, like.dtype, copy=True)
 
 def _overwrite(t, arr):
     "Write `arr` into t's storage (same Tensor object, same storage) and count the write."
-    t.data[...] = arr
+    t.array[...] = arr
     t._version.value += 1
 
 def _fill_(tensor, values):
@@ -348,12 +348,12 @@ def _fill_(tensor, values):
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     "Fill with samples of U(a, b), from `generator` or the global one (mt.manual_seed)."
-    u = rand(tensor.shape, generator=generator, dtype=float64).data
+    u = rand(tensor.shape, generator=generator, dtype=float64).array
     return _fill_(tensor, a + (b - a) * u)
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     "Fill with samples of N(mean, std²)."
-    return _fill_(tensor, mean + std * randn(tensor.shape, generator=generator, dtype=float64).data)
+    return _fill_(tensor, mean + std * randn(tensor.shape, generator=generator, dtype=float64).array)
 
 def constant_(tensor, val):
     "Fill with `val`."
@@ -384,17 +384,28 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     std = calculate_gain(nonlinearity, a) / math.sqrt(_calculate_correct_fan(tensor, mode))
     return normal_(tensor, 0.0, std, generator)
 
+# %% ../../nbs/02_nn.ipynb #229f2797
+@patch
+def normal_(self: Tensor, mean=0.0, std=1.0, *, generator=None):
+    "Fill with samples of N(mean, std²) in place, as Tensor.normal_."
+    return normal_(self, mean, std, generator)
+
+@patch
+def uniform_(self: Tensor, a=0.0, b=1.0, *, generator=None):
+    "Fill with samples of U(a, b) in place, as Tensor.uniform_ (PyTorch names them from and to)."
+    return uniform_(self, a, b, generator)
+
 # %% ../../nbs/02_nn.ipynb #d6d82ee6
 class LinearFunction(Function):
     "y = x @ W.T + b, with the backward written out: dx = dy @ W, dW = dyᵀ @ x, db = Σ dy over the batch."
     @staticmethod
     def forward(ctx, x, weight, bias=None):
-        xp = namespace(x.data)
+        xp = namespace(x.array)
         ctx.needs = x.requires_grad, weight.requires_grad, bias is not None and bias.requires_grad
         ctx.has_bias = bias is not None
         ctx.save_for_backward(x if ctx.needs[1] else None, weight if ctx.needs[0] else None)
-        y = xp.matmul(x.data, xp.permute_dims(weight.data, (1, 0)))
-        return y if bias is None else y + bias.data
+        y = xp.matmul(x.array, xp.permute_dims(weight.array, (1, 0)))
+        return y if bias is None else y + bias.array
 
     @staticmethod
     def backward(ctx, grad):
@@ -440,13 +451,13 @@ def linear(input, weight, bias=None):
 # %% ../../nbs/02_nn.ipynb #dbe709c9
 def _swap_data(t, arr):
     "Point an existing tensor at a new array (a new device or dtype): the Python object stays the same."
-    t.data = arr
+    t.array = arr
     t._version.value += 1  # a graph that saved the old values must not use the new ones silently
 
 def _empty_parameter(*shape, dtype=None, device=None):
     "A Parameter of the given shape (zeros until an init function fills it)."
     p = Parameter(np.zeros(shape, dtype=dtype or float32))
-    if device is not None and device != p.device: _swap_data(p, p.detach().to(device).data)
+    if device is not None and device != p.device: _swap_data(p, p.detach().to(device).array)
     return p
 
 class Linear(Module):
@@ -501,8 +512,8 @@ class Erf(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        xp = namespace(a.data)
-        return xp.astype(_erf_array(xp.astype(a.data, float64)), a.dtype)
+        xp = namespace(a.array)
+        return xp.astype(_erf_array(xp.astype(a.array, float64)), a.dtype)
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
@@ -553,8 +564,8 @@ class Erfinv(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_output()
-        xp = namespace(a.data)
-        y = xp.astype(a.data, float64)
+        xp = namespace(a.array)
+        y = xp.astype(a.array, float64)
         inside = xp.abs(y) < 1
         x = _erfinv_array(xp.where(inside, y, xp.zeros_like(y)))
         edge = xp.where(y == 1, xp.full_like(y, math.inf), xp.where(y == -1, xp.full_like(y, -math.inf), xp.full_like(y, math.nan)))
@@ -894,7 +905,7 @@ def dropout(input, p=0.5, training=True, generator=None):
     if not 0 <= p <= 1: raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0: return input
     if p == 1: return input * 0
-    keep = rand(input.shape, generator=generator, dtype=float64).data >= p
+    keep = rand(input.shape, generator=generator, dtype=float64).array >= p
     mask = Tensor._make(keep.astype(input.dtype) / input.dtype.type(1 - p)).to(input.device)
     return input * mask
 
@@ -922,7 +933,7 @@ def _check_indices(input, num, what):
         got = input.dtype if isinstance(input, Tensor) else type(input).__name__
         raise TypeError(f"{what} needs integer indices (an int64 tensor), got {got}")
     if input.numel():
-        values = np.asarray(input.detach().to("numpy").data)
+        values = np.asarray(input.detach().to("numpy").array)
         lo, hi = int(values.min()), int(values.max())
         if lo < 0 or hi >= num:
             raise IndexError(f"{what}: index {lo if lo < 0 else hi} is out of range for {num} rows (0..{num - 1})")
@@ -996,7 +1007,7 @@ def _check_pad(input, pad, mode, value):
 # %% ../../nbs/02_nn.ipynb #e5aefaf0
 def _constant_like(arr, like):
     "A constant tensor (no gradient) with `like`'s dtype and device."
-    return Tensor._make(namespace(like.data).asarray(np.asarray(arr), dtype=like.dtype))  # made on like's device
+    return Tensor._make(namespace(like.array).asarray(np.asarray(arr), dtype=like.dtype))  # made on like's device
 
 def _pad_positions(n, left, right, mode):
     "Where each output element of a dimension of size n padded by left, right >= 0 is read from."
@@ -1032,7 +1043,7 @@ def one_hot(tensor, num_classes=-1):
     if tensor.dtype != int64:
         raise RuntimeError(f"one_hot is only applicable to index tensor of type LongTensor (int64), got "
                            f"{tensor.dtype}.")
-    values = np.asarray(tensor.detach().to("numpy").data)
+    values = np.asarray(tensor.detach().to("numpy").array)
     if num_classes == -1:
         if values.size == 0: raise RuntimeError("Can not infer total number of classes from empty tensor.")
         num_classes = int(values.max()) + 1
@@ -1332,7 +1343,7 @@ def _class_layout(input, target, what):
 
 def _valid_targets(target, n_classes, ignore_index, what):
     "Mask of the targets that count, and the targets with ignored ones replaced by 0 (numpy arrays)."
-    t = np.asarray(target.data)  # a host copy for other devices (no Tensor op: nothing to differentiate)
+    t = np.asarray(target.array)  # a host copy for other devices (no Tensor op: nothing to differentiate)
     valid = t != ignore_index
     bad = t[valid & ((t < 0) | (t >= n_classes))]
     if bad.size: raise IndexError(f"{what}: target {int(bad[0])} is out of bounds for {n_classes} classes")
@@ -1352,7 +1363,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if weight is None and valid.all():  # every target counts, once: nothing to multiply by
         losses, total = -picked, safe.size
     else:
-        w = np.asarray(weight.detach().to("numpy").data)[safe] if weight is not None else np.ones(safe.shape)
+        w = np.asarray(weight.detach().to("numpy").array)[safe] if weight is not None else np.ones(safe.shape)
         w = w * valid
         losses, total = -picked * _constant_like(w, input), w.sum()
     if reduction == "none": return losses
@@ -1384,7 +1395,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     weighted = logp if weight is None else logp * _class_weight_view(weight, logp, class_dim)
     smooth = -weighted.sum(class_dim) * _constant_like(valid, input)  # ignored targets contribute nothing
     if reduction == "mean":
-        w = valid if weight is None else np.asarray(weight.detach().to("numpy").data)[safe] * valid
+        w = valid if weight is None else np.asarray(weight.detach().to("numpy").array)[safe] * valid
         smooth = smooth.sum() / _constant_like(w.sum(), input)
     elif reduction == "sum": smooth = smooth.sum()
     return (1 - label_smoothing) * nll + (label_smoothing / n_classes) * smooth
@@ -1535,7 +1546,7 @@ class BinaryCrossEntropyFunction(Function):
         return gx, grad * ctx.log_ratio
 
 def _check_unit_interval(t, what):
-    values = np.asarray(t.detach().to("numpy").data)
+    values = np.asarray(t.detach().to("numpy").array)
     if not ((values >= 0) & (values <= 1)).all():
         raise RuntimeError(f"all elements of {what} should be between 0 and 1")
 
@@ -1709,10 +1720,10 @@ def to(self: Module, *args, dtype=None, device=None):
             for p in m._parameters.values():
                 if p is None: continue
                 new = convert(p.detach())
-                if new.data is not p.data: _swap_data(p, new.data)
+                if new.array is not p.array: _swap_data(p, new.array)
                 if p.grad is not None:
                     g = convert(p.grad.detach())
-                    if g.data is not p.grad.data: _swap_data(p.grad, g.data)
+                    if g.array is not p.grad.array: _swap_data(p.grad, g.array)
             for name, b in m._buffers.items():
                 if b is not None: m._buffers[name] = convert(b)
     return self
@@ -1750,7 +1761,7 @@ def _encode(obj, arrays, memo, where):
     if isinstance(obj, Tensor):
         if id(obj) not in memo:  # a tensor stored twice is written once and comes back as one object
             memo[id(obj)] = key = f"a{len(arrays)}"
-            arrays[key] = np.asarray(obj.detach().to("numpy").data)
+            arrays[key] = np.asarray(obj.detach().to("numpy").array)
         return {"tensor": memo[id(obj)], "parameter": isinstance(obj, Parameter),
                 "requires_grad": obj.requires_grad and obj.is_leaf, "device": obj.device}
     if isinstance(obj, (np.ndarray, np.generic)):
@@ -1847,6 +1858,6 @@ def _decode_tensor(node, arr, map_location):
     if device not in available_devices():
         raise CheckpointError(f"a tensor was saved on device '{device}', which isn't available here (available: "
                               f"{available_devices()}); pass map_location='numpy'")
-    data = Tensor._make(arr).to(device).data
+    data = Tensor._make(arr).to(device).array
     t = Parameter(data, requires_grad=False) if node["parameter"] else Tensor(data)
     return t.requires_grad_() if node["requires_grad"] else t
