@@ -237,11 +237,15 @@ class Minimum(Function):
 @patch
 def maximum(self: Tensor, other):
     "Elementwise maximum of two tensors (broadcast); tied elements split the gradient."
+    if not isinstance(other, Tensor):  # as torch: clamp is the form that takes a number
+        raise TypeError(f"maximum(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
     return Maximum.apply(*_operands(self, other))
 
 @patch
 def minimum(self: Tensor, other):
     "Elementwise minimum of two tensors (broadcast); tied elements split the gradient."
+    if not isinstance(other, Tensor):  # as torch: clamp is the form that takes a number
+        raise TypeError(f"minimum(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
     return Minimum.apply(*_operands(self, other))
 
 # %% ../nbs/01_tensor.ipynb #1672275b
@@ -446,6 +450,8 @@ def where(condition, input, other):
 @patch
 def masked_fill(self: Tensor, mask, value):
     "A copy with `value` where `mask` is True (gradient flows to the other elements)."
+    if isinstance(mask, Tensor) and mask.dtype != bool_:
+        raise RuntimeError(f"masked_fill only supports boolean masks, but got mask with dtype {mask.dtype}")
     return where(mask, Tensor._make(namespace(self.array).asarray(value, dtype=self.dtype)), self)
 
 # %% ../nbs/01_tensor.ipynb #923d3742
@@ -660,6 +666,7 @@ def log_softmax(self: Tensor, dim):
 @patch
 def logsumexp(self: Tensor, dim=None, keepdim=False, *, axis=None):
     "log(sum(exp(x))) over `dim`, stable for large |x|."
+    if dim is None and axis is None: raise TypeError("logsumexp() missing 1 required positional argument: 'dim'")
     return LogSumExp.apply(_floating(self), _dims(_dim_arg(dim, axis, "logsumexp"), self.ndim), keepdim)
 
 # %% ../nbs/01_tensor.ipynb #888ff358
@@ -760,14 +767,22 @@ def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
                 requires_grad=requires_grad)
 
 # %% ../nbs/01_tensor.ipynb #a59dc29f
+def _check_alpha(input, other, alpha):
+    "PyTorch refuses a float alpha when the result would be an integer tensor."
+    integral = lambda v: v.dtype.kind in "iub" if isinstance(v, Tensor) else isinstance(v, (int, np.integer))
+    if isinstance(alpha, float) and integral(input) and integral(other):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+
 @patch
 def add(input: Tensor, other, *, alpha=1):
     "input + alpha * other, as torch.add."
+    _check_alpha(input, other, alpha)
     return input + (other if alpha == 1 else other * alpha)
 
 @patch
 def sub(input: Tensor, other, *, alpha=1):
     "input - alpha * other, as torch.sub."
+    _check_alpha(input, other, alpha)
     return input - (other if alpha == 1 else other * alpha)
 
 @patch
@@ -1263,7 +1278,7 @@ def logcumsumexp(input: Tensor, dim=None, *, axis=None):
 
 # %% ../nbs/01_tensor.ipynb #79808de9
 class Prod(Function):
-    "Product over one dimension or all; the gradient is the product of the *other* elements (exact with zeros)."
+    "Product over one dimension or all; the gradient is the product of the other elements (exact with zeros)."
     @staticmethod
     def forward(ctx, a, dim, keepdim):
         ctx.save_for_backward(a)

@@ -145,15 +145,16 @@ for _n in ("sub", "subtract"):
     binary(_n, xfail={"bool": "bool subtraction: torch raises RuntimeError, ours numpy's TypeError"})
 for _n in ("maximum", "minimum"):
     binary(_n, numbers=False)
-    op(_n, A(3, 4), 2.5, raises=True, id=f"{_n}-number", xfail={"*": f"{_n}(x, 2.5): torch raises TypeError (other must be a Tensor), ours accepts"})
+    op(_n, A(3, 4), 2.5, raises=True, id=f"{_n}-number")
 for _n in ("div", "divide", "true_divide"):
     binary(_n, dtypes=FLOAT + ("int64",), xfail={"int64": WARNS})
 for _n in ("add", "mul", "div", "maximum"):
     mixed(_n, xfail={"bool-int64": WARNS} if _n == "div" else {})
 op("add", A(3, 4), A(4), alpha=2, id="add-alpha")
 op("sub", A(3, 4), A(4), alpha=-0.5, id="sub-alpha")
-op("add", A(3, 4), A(4), alpha=0.5, dtypes=("int64",), raises=True, id="add-int-float-alpha",
-   xfail={"*": "a float alpha with integer tensors: torch raises RuntimeError, ours accepts"})
+op("add", A(3, 4), A(4), alpha=0.5, dtypes=("int64",), raises=True, id="add-int-float-alpha")
+op("sub", A(3, 4), 2, alpha=0.5, dtypes=("int64",), raises=True, id="sub-int-float-alpha")
+op("add", A(3, 4), A(4, dtype="float32"), alpha=0.5, dtypes=("int64",), id="add-int-float-alpha-float-result")
 op("sub", A(3, 4), A(3, 4), dtypes=("bool",), raises=True, id="sub-bool",
    xfail={"*": "bool subtraction: torch raises RuntimeError, ours numpy's TypeError"})
 op("add", 2.0, A(3, 4), id="add-number-first", forms=("torch",))
@@ -198,8 +199,7 @@ op("mm", A(3), A(3, 4), raises=True, id="mm-1d")
 op("where", A(3, 4, dtype="bool"), A(3, 4), A(4), dtypes=FLOAT, forms=("torch",))
 op("where", A(3, 4, dtype="bool"), A(3, 4), 0.0, dtypes=FLOAT, forms=("torch",), id="where-scalar")
 op("masked_fill", A(3, 4), A(4, dtype="bool"), -1.5, dtypes=NUM)
-op("masked_fill", A(3, 4), A(3, 4, dtype="int64"), -1.5, raises=True, id="masked_fill-int-mask",
-   xfail={"*": "an int64 mask: torch raises RuntimeError, ours TypeError"})
+op("masked_fill", A(3, 4), A(3, 4, dtype="int64"), -1.5, raises=True, id="masked_fill-int-mask")
 
 # --- reductions ---------------------------------------------------------------------------------------------
 reduction("sum")
@@ -210,8 +210,10 @@ reduction("mean")
 op("mean", A(3, 4), dtypes=("int64",), raises=True, id="mean-int")
 op("mean", A(0, 3), id="mean-empty", grad=False)
 reduction("amax")
-reduction("logsumexp", dims=(0, 1, -1, (0, 1)),
-          xfail={"*": "logsumexp without dim: torch raises TypeError (dim is required), ours reduces everything"})
+for _d in (0, 1, -1, (0, 1)):  # torch requires dim: logsumexp(x) is a TypeError
+    op("logsumexp", cases=REDUCE_CASES, dim=_d, id=f"logsumexp-dim{_d}")
+    op("logsumexp", cases=REDUCE_CASES, dim=_d, keepdim=True, id=f"logsumexp-dim{_d}-keepdim")
+op("logsumexp", A(3, 4), raises=True, id="logsumexp-no-dim")
 for _n in ("var", "std"):
     reduction(_n)
     op(_n, A(3, 4), dim=1, correction=0, id=f"{_n}-correction0")
