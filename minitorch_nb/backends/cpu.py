@@ -72,14 +72,12 @@ def coalesce(shape, *strides):
             *(np.array([ss[i] for _, ss in merged], np.int64) for i in range(len(strides))))
 
 # %% ../../nbs/06a_cpu_kernels.ipynb #87f72774
-# elements per parallel task: enough to amortise
-# scheduling, small enough to share out over the cores
+# elements per parallel task: enough to amortise scheduling, few enough to share out over the cores
 CHUNK = 8192
-# elements copied at a time from a strided input: a
-# few vector steps, and short enough that the loads
+# elements copied at a time from a strided input: a few vector steps, and short enough that the
+# loads of the next piece still overlap the arithmetic of this one (longer ones lose that on a
+# transpose)
 GATHER = 32
-             # of the next piece still overlap the arithmetic of
-             # this one (longer pieces lose that on a transpose)
 
 @njit(inline="always")
 def split_rows(shape, chunk):
