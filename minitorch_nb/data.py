@@ -210,8 +210,7 @@ class Dataset:
         raise NotImplementedError(f"{type(self).__name__} must define __len__(self)")
 
 class TensorDataset(Dataset):
-    """Examples are the rows of tensors that share their first dimension: `ds[i] = (t[i] for t in
-    tensors)`."""
+    "Rows of tensors that share their first dimension: `ds[i] = (t[i] for t in tensors)`."
     def __init__(self, *tensors):
         if not tensors: raise ValueError("TensorDataset needs at least one tensor")
         sizes = [t.shape[0] if t.ndim else None for t in tensors]

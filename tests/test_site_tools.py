@@ -89,3 +89,12 @@ def test_every_figure_of_chapters_00_to_06_has_a_caption_cell(page):
     missing = [i for i, c in enumerate(cells) if render_site._has_image(c)
                and not (i + 1 < len(cells) and render_site.figure_caption(cells[i + 1]))]
     assert not missing, f"{page}: figure cells without a **Figure.** caption cell after them: {missing}"
+
+
+def test_a_docstring_wrapped_over_lines_is_one_emphasised_paragraph():
+    md = ("---\n\n### f\n\n```python\ndef f(\n    x\n):\n```\n\n"
+          "*Rows of tensors that share their first dimension: `ds[i] = (t[i] for t in*\ntensors)` and a*b.\n\n"
+          "A second paragraph.")
+    out = render_site.fix_show_doc(md, lambda name: None)
+    assert "*Rows of tensors that share their first dimension: `ds[i] = (t[i] for t in tensors)` and a\\*b.*" in out
+    assert out.rstrip().endswith("A second paragraph.")

@@ -360,8 +360,17 @@ def _escape_docstring_stars(md: str) -> str:
             p = p.replace('*', '\\*')
             return re.sub(r'(?<![\w\\])_+|_+(?![\w])', lambda m: '\\_' * len(m.group()), p)
         return ''.join(p if p.startswith('`') else one(p) for p in parts)
+    # nbdev emphasises the first line of a docstring only: a docstring wrapped over several lines would
+    # show half a sentence in italics, so the lines of its first paragraph join the emphasis
+    raw = rest.split('\n')
+    for k, line in enumerate(raw):
+        if re.match(r'^\*[^*].*\*$', line):
+            j = k + 1
+            while j < len(raw) and raw[j].strip() and not re.match(r'^\s*([-*|>#]|```|\d+\.)', raw[j]): j += 1
+            if j > k + 1: raw[k:j] = ['*' + ' '.join([line[1:-1]] + [r.strip() for r in raw[k + 1:j]]) + '*']
+            break
     lines = []
-    for line in rest.split('\n'):
+    for line in raw:
         m = re.match(r'^\*(.*)\*$', line)
         if m and not m.group(1).startswith('*'): lines.append('*' + esc(m.group(1)) + '*')
         elif re.match(r'^\s*\* ', line):
