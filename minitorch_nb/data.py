@@ -33,7 +33,8 @@ class Generator:
     "A stateful random generator (PyTorch's `torch.Generator`) around a numpy PCG64 generator."
     def __init__(self, device="numpy"):
         self.device = device
-        self._np = np.random.default_rng(67280421310721)  # the seed a fresh torch.Generator starts from
+        # the seed a fresh torch.Generator starts from
+        self._np = np.random.default_rng(67280421310721)
 
     @classmethod
     def _wrap(cls, numpy_generator):
@@ -64,17 +65,20 @@ class Generator:
         "Restore a state from `get_state`: the next draws repeat the ones that followed it."
         arr = np.asarray(new_state.array if isinstance(new_state, Tensor) else new_state)
         if arr.dtype != np.uint8 or arr.shape != (_STATE_BYTES,):
-            raise ValueError(f"set_state expects the uint8 tensor of {_STATE_BYTES} bytes that get_state() "
-                             f"returns, got dtype {arr.dtype} and shape {list(arr.shape)}")
+            raise ValueError(f"set_state expects the uint8 tensor of {_STATE_BYTES} bytes that "
+                             f"get_state() returns, got dtype {arr.dtype} and shape "
+                             f"{list(arr.shape)}")
         raw = arr.tobytes()
         state, inc, has_uint32, uinteger = (int.from_bytes(raw[a:b], "little")
                                             for a, b in ((0, 16), (16, 32), (32, 40), (40, 48)))
-        self._np.bit_generator.state = {"bit_generator": "PCG64", "state": {"state": state, "inc": inc},
+        self._np.bit_generator.state = {"bit_generator": "PCG64",
+                                        "state": {"state": state, "inc": inc},
                                         "has_uint32": has_uint32, "uinteger": uinteger}
         return self
 
     def __getattr__(self, name):
-        "Draws (random, standard_normal, integers, permutation, ...) come from the numpy generator inside."
+        """Draws (random, standard_normal, integers, permutation, ...) come from the numpy generator
+        inside."""
         if name.startswith("_"): raise AttributeError(name)
         return getattr(self._np, name)
 
@@ -91,7 +95,8 @@ def set_rng_state(new_state):
     default_generator.set_state(new_state)
 
 def _numpy_rng(generator=None):
-    "The numpy generator behind `generator` (a Generator or a numpy Generator); default: the global one."
+    """The numpy generator behind `generator` (a Generator or a numpy Generator); default: the
+    global one."""
     if generator is None: return default_generator._np
     return generator._np if isinstance(generator, Generator) else generator
 
@@ -109,20 +114,25 @@ def key(seed):
 _DRAW, _SPLIT, _FOLD = 0, 1, 2  # counter ranges (top counter word) kept apart for each use of a key
 
 def _bits(k, n, stream=_DRAW, offset=0):
-    "`n` raw 64-bit words of key `k`'s Philox stream: word i depends only on (k, stream, offset + i)."
+    """`n` raw 64-bit words of key `k`'s Philox stream: word i depends only on (k, stream, offset +
+    i)."""
     if not isinstance(k, Key):
-        raise TypeError(f"expected a Key (from mt.random.key(seed) or split(key)), got {type(k).__name__}")
-    bit_gen = np.random.Philox(key=np.array(k.words, dtype=np.uint64), counter=(stream << 192) + offset)
+        raise TypeError("expected a Key (from mt.random.key(seed) or split(key)), got "
+                        f"{type(k).__name__}")
+    bit_gen = np.random.Philox(key=np.array(k.words, dtype=np.uint64),
+                               counter=(stream << 192) + offset)
     return bit_gen.random_raw(n)
 
 def split(k, n=2):
     "`n` new keys derived from `k`, independent of each other and of `k`'s own draws."
-    if not isinstance(n, (int, np.integer)) or n < 1: raise ValueError(f"split needs n >= 1, got {n!r}")
+    if not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"split needs n >= 1, got {n!r}")
     w = _bits(k, 2 * n, _SPLIT)
     return tuple(Key((int(w[2 * i]), int(w[2 * i + 1]))) for i in range(n))
 
 def fold_in(k, data):
-    "A new key from `k` and an integer (a step number, a worker id): the same pair gives the same key."
+    """A new key from `k` and an integer (a step number, a worker id): the same pair gives the same
+    key."""
     if not isinstance(data, (int, np.integer)) or not 0 <= data < 2**64:
         raise ValueError(f"fold_in needs an integer in [0, 2**64), got {data!r}")
     w = _bits(k, 2, _FOLD, offset=int(data))
@@ -138,7 +148,8 @@ def _shape(shape):
 
 def _float_dtype(dtype):
     dtype = np.dtype(dtype)
-    if dtype not in (float32, float64): raise TypeError(f"random floats come as float32 or float64, not {dtype}")
+    if dtype not in (float32, float64):
+        raise TypeError(f"random floats come as float32 or float64, not {dtype}")
     return dtype
 
 def _unit_floats(words, dtype):
@@ -149,7 +160,8 @@ def _unit_floats(words, dtype):
 def uniform(k, shape=(), minval=0.0, maxval=1.0, dtype=float32):
     "Uniform numbers in [minval, maxval), a pure function of the key `k`."
     shape, dtype = _shape(shape), _float_dtype(dtype)
-    if not minval < maxval: raise ValueError(f"uniform needs minval < maxval, got {minval} and {maxval}")
+    if not minval < maxval:
+        raise ValueError(f"uniform needs minval < maxval, got {minval} and {maxval}")
     lo, hi = dtype.type(minval), dtype.type(maxval)
     u = _unit_floats(_bits(k, int(np.prod(shape))), dtype)
     out = np.minimum(lo + (hi - lo) * u, np.nextafter(hi, lo))  # rounding must not reach maxval
@@ -159,7 +171,8 @@ def normal(k, shape=(), dtype=float32):
     "Standard normal numbers, a pure function of the key `k` (Box-Muller on pairs of words)."
     shape, dtype = _shape(shape), _float_dtype(dtype)
     w = _bits(k, 2 * int(np.prod(shape)))
-    u1 = ((w[0::2] >> np.uint64(11)) + np.uint64(1)).astype(float64) * 2.0**-53  # in (0, 1]: log is finite
+    # in (0, 1]: log is finite
+    u1 = ((w[0::2] >> np.uint64(11)) + np.uint64(1)).astype(float64) * 2.0**-53
     u2 = _unit_floats(w[1::2], float64)
     z = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
     return Tensor._make(z.astype(dtype).reshape(shape))
@@ -197,12 +210,13 @@ class Dataset:
         raise NotImplementedError(f"{type(self).__name__} must define __len__(self)")
 
 class TensorDataset(Dataset):
-    "Examples are the rows of tensors that share their first dimension: `ds[i] = (t[i] for t in tensors)`."
+    "Rows of tensors that share their first dimension: `ds[i] = (t[i] for t in tensors)`."
     def __init__(self, *tensors):
         if not tensors: raise ValueError("TensorDataset needs at least one tensor")
         sizes = [t.shape[0] if t.ndim else None for t in tensors]
         if None in sizes or len(set(sizes)) > 1:
-            raise ValueError("TensorDataset needs tensors with the same size in dimension 0, got shapes "
+            raise ValueError("TensorDataset needs tensors with the same size in dimension 0, got "
+                             "shapes "
                              + ", ".join(str(list(t.shape)) for t in tensors))
         self.tensors = tensors
     def __getitem__(self, i): return tuple(t[i] for t in self.tensors)
@@ -210,7 +224,8 @@ class TensorDataset(Dataset):
 
 # %% ../nbs/04_data.ipynb #65dd1ecf
 def collate_numpy(samples):
-    "Stack a list of examples into numpy arrays, keeping the structure (tuple, list, dict) of one example."
+    """Stack a list of examples into numpy arrays, keeping the structure (tuple, list, dict) of one
+    example."""
     first = samples[0]
     if isinstance(first, Tensor): return _stack([s.detach().numpy() for s in samples])
     if isinstance(first, (np.ndarray, np.generic)): return _stack(samples)
@@ -221,8 +236,8 @@ def collate_numpy(samples):
     if isinstance(first, Mapping): return {k: collate_numpy([s[k] for s in samples]) for k in first}
     if isinstance(first, Sequence):
         if len({len(s) for s in samples}) > 1:
-            raise RuntimeError(f"default_collate: the examples of a batch must have the same number of fields, "
-                               f"got lengths {sorted({len(s) for s in samples})}")
+            raise RuntimeError("default_collate: the examples of a batch must have the same "
+                               f"number of fields, got lengths {sorted({len(s) for s in samples})}")
         fields = [collate_numpy(list(f)) for f in zip(*samples)]
         return type(first)(*fields) if hasattr(first, "_fields") else type(first)(fields)
     raise TypeError(f"default_collate doesn't know how to batch a {type(first).__name__}; "
@@ -232,15 +247,17 @@ def _stack(arrays):
     "np.stack with an error that names the shapes that don't match."
     shapes = {np.shape(a) for a in arrays}
     if len(shapes) > 1:
-        raise RuntimeError(f"default_collate: can't stack examples of different shapes {sorted(shapes)}; "
-                           "make them the same size in the dataset (crop, pad) or pass collate_fn=")
+        raise RuntimeError("default_collate: can't stack examples of different shapes "
+                           f"{sorted(shapes)}; make them the same size in the dataset (crop, pad) "
+                           "or pass collate_fn=")
     return np.stack(arrays)
 
 def to_tensors(batch):
     "Wrap every numpy array in a (collated) batch as a tensor, without copying."
     if isinstance(batch, np.ndarray): return Tensor._make(batch)
     if isinstance(batch, Mapping): return {k: to_tensors(v) for k, v in batch.items()}
-    if isinstance(batch, tuple) and hasattr(batch, "_fields"): return type(batch)(*map(to_tensors, batch))
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*map(to_tensors, batch))
     if isinstance(batch, (tuple, list)) and not (batch and isinstance(batch[0], (str, bytes))):
         return type(batch)(map(to_tensors, batch))
     return batch
@@ -262,7 +279,8 @@ class SequentialSampler(Sampler):
     def __len__(self): return len(self.data_source)
 
 class RandomSampler(Sampler):
-    "A new random permutation of the indices every epoch, drawn from `generator` (default: the global one)."
+    """A new random permutation of the indices every epoch, drawn from `generator` (default: the
+    global one)."""
     def __init__(self, data_source, generator=None):
         self.data_source, self.generator = data_source, generator
     def __iter__(self):
@@ -271,7 +289,8 @@ class RandomSampler(Sampler):
     def __len__(self): return len(self.data_source)
 
 class BatchSampler(Sampler):
-    "Group the indices of `sampler` into lists of `batch_size` (the last one shorter unless `drop_last`)."
+    """Group the indices of `sampler` into lists of `batch_size` (the last one shorter unless
+    `drop_last`)."""
     def __init__(self, sampler, batch_size, drop_last=False):
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
@@ -287,7 +306,8 @@ class BatchSampler(Sampler):
 
 # %% ../nbs/04_data.ipynb #caf0edab
 class DistributedSampler(Sampler):
-    "The shard of `rank` out of `num_replicas`: disjoint shards that together cover one shared permutation."
+    """The shard of `rank` out of `num_replicas`: disjoint shards that together cover one shared
+    permutation."""
     def __init__(self, dataset, num_replicas, rank, shuffle=True, seed=0, drop_last=False):
         if not 0 <= rank < num_replicas:
             raise ValueError(f"rank must be in [0, num_replicas={num_replicas}), got {rank}")
@@ -321,11 +341,13 @@ class WorkerInfo(NamedTuple):
 _worker_info = None
 
 def get_worker_info():
-    "Inside a DataLoader worker: its id, the number of workers, its seed and its dataset; None elsewhere."
+    """Inside a DataLoader worker: its id, the number of workers, its seed and its dataset; None
+    elsewhere."""
     return _worker_info
 
 def _seed_worker(seed):
-    "Seed every generator a dataset might use in this worker: minitorch_nb's, numpy's global, Python's."
+    """Seed every generator a dataset might use in this worker: minitorch_nb's, numpy's global,
+    Python's."""
     default_generator.manual_seed(seed)
     np.random.seed(seed % 2**32)
     _py_random.seed(seed)
@@ -339,12 +361,14 @@ class _WorkerError:
         except Exception: self.exc_type = None
 
     def reraise(self):
-        msg = f"Caught {self.name} in DataLoader worker process {self.worker_id}.\nOriginal {self.text}"
+        msg = (f"Caught {self.name} in DataLoader worker process {self.worker_id}.\n"
+               f"Original {self.text}")
         try: exc = self.exc_type(msg) if self.exc_type is not None else None
         except Exception: exc = None
         raise exc if isinstance(exc, BaseException) else RuntimeError(msg)
 
-def _worker_loop(worker_id, num_workers, dataset, index_queue, result_queue, collate, seed, init_fn, parent_pid):
+def _worker_loop(worker_id, num_workers, dataset, index_queue, result_queue, collate, seed,
+                 init_fn, parent_pid):
     "Body of a worker process: load and collate the batches it is asked for until it receives None."
     global _worker_info
     _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
@@ -356,17 +380,20 @@ def _worker_loop(worker_id, num_workers, dataset, index_queue, result_queue, col
     while True:
         try: task = index_queue.get(timeout=1.0)
         except queue.Empty:
-            if os.getppid() != parent_pid: break   # the main process is gone: don't linger as an orphan
+            # the main process is gone: don't linger as an orphan
+            if os.getppid() != parent_pid: break
             continue
         if task is None: break
         batch_no, indices = task
         try:
             if init_error is not None: raise RuntimeError(init_error.text)
-            payload = pickle.dumps(collate([dataset[i] for i in indices]), protocol=pickle.HIGHEST_PROTOCOL)
+            payload = pickle.dumps(collate([dataset[i] for i in indices]),
+                                   protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as e:
             payload = init_error or _WorkerError(worker_id, e)
         result_queue.put((batch_no, payload))
-    result_queue.cancel_join_thread()  # exit now even if results nobody will read are still buffered
+    # exit now even if results nobody will read are still buffered
+    result_queue.cancel_join_thread()
 
 # %% ../nbs/04_data.ipynb #d31ba39f
 def _stop_workers(workers, index_queues, result_queue):
@@ -396,14 +423,16 @@ class _MultiProcessIter:
         for i in range(loader.num_workers):
             q = ctx.Queue()
             w = ctx.Process(target=_worker_loop, daemon=True,
-                            args=(i, loader.num_workers, loader.dataset, q, self._result_queue, collate,
+                            args=(i, loader.num_workers, loader.dataset, q,
+                                  self._result_queue, collate,
                                   base_seed + i, loader.worker_init_fn, os.getpid()))
             w.start()
             self._index_queues.append(q)
             self._workers.append(w)
         self._sent = self._next = 0
         self._buffer, self._exhausted = {}, False
-        self._finalizer = weakref.finalize(self, _stop_workers, self._workers, self._index_queues, self._result_queue)
+        self._finalizer = weakref.finalize(self, _stop_workers, self._workers, self._index_queues,
+                                           self._result_queue)
         for _ in range(loader.prefetch_factor * loader.num_workers): self._send()
 
     def _send(self):
@@ -436,7 +465,8 @@ class _MultiProcessIter:
         return to_tensors(batch) if self._loader.collate_fn is None else batch
 
     def _receive(self):
-        "The next (batch number, payload) from any worker; raise if a worker died or the timeout passed."
+        """The next (batch number, payload) from any worker; raise if a worker died or the timeout
+        passed."""
         start = time.monotonic()
         while True:
             try: return self._result_queue.get(timeout=0.1)
@@ -445,12 +475,13 @@ class _MultiProcessIter:
             if dead:
                 self._shutdown()
                 i, w = dead[0]
-                raise RuntimeError(f"DataLoader worker {i} (pid {w.pid}) exited unexpectedly with exit code "
-                                   f"{w.exitcode}; if it was killed (negative code: the signal), it may have "
-                                   "run out of memory")
+                raise RuntimeError(f"DataLoader worker {i} (pid {w.pid}) exited unexpectedly with "
+                                   f"exit code {w.exitcode}; if it was killed (negative code: the "
+                                   "signal), it may have run out of memory")
             if self._loader.timeout and time.monotonic() - start > self._loader.timeout:
                 self._shutdown()
-                raise RuntimeError(f"DataLoader timed out after {self._loader.timeout} s waiting for a batch")
+                raise RuntimeError(f"DataLoader timed out after {self._loader.timeout} s waiting "
+                                   "for a batch")
 
     def _shutdown(self):
         "Stop the workers now (idempotent)."
@@ -466,25 +497,32 @@ def _single_process_iter(loader):
 
 # %% ../nbs/04_data.ipynb #0a8b7d67
 class DataLoader:
-    "Batches of a dataset, optionally shuffled, prepared by `num_workers` worker processes (0: in this process)."
-    def __init__(self, dataset, batch_size=1, shuffle=False, *, drop_last=False, collate_fn=None, num_workers=0,
-                 generator=None, sampler=None, batch_sampler=None, prefetch_factor=None, worker_init_fn=None,
+    """Batches of a dataset, optionally shuffled, prepared by `num_workers` worker processes (0: in
+    this process)."""
+    def __init__(self, dataset, batch_size=1, shuffle=False, *, drop_last=False,
+                 collate_fn=None, num_workers=0,
+                 generator=None, sampler=None, batch_sampler=None, prefetch_factor=None,
+                 worker_init_fn=None,
                  timeout=0, multiprocessing_context=None):
         if not isinstance(num_workers, int) or num_workers < 0:
             raise ValueError(f"num_workers must be a non-negative integer, got {num_workers!r}")
         if prefetch_factor is not None and num_workers == 0:
-            raise ValueError("prefetch_factor only applies with workers: set num_workers > 0 or leave it None")
+            raise ValueError("prefetch_factor only applies with workers: set num_workers > 0 or "
+                             "leave it None")
         if sampler is not None and shuffle:
-            raise ValueError("sampler and shuffle=True exclude each other: the sampler decides the order")
-        if batch_sampler is not None and (batch_size != 1 or shuffle or sampler is not None or drop_last):
-            raise ValueError("batch_sampler decides the batches: don't also pass batch_size, shuffle, sampler "
-                             "or drop_last")
+            raise ValueError("sampler and shuffle=True exclude each other: the sampler decides the "
+                             "order")
+        if batch_sampler is not None and (batch_size != 1 or shuffle
+                                          or sampler is not None or drop_last):
+            raise ValueError("batch_sampler decides the batches: don't also pass batch_size, "
+                             "shuffle, sampler or drop_last")
         self.dataset, self.num_workers, self.collate_fn = dataset, num_workers, collate_fn
         self.generator, self.worker_init_fn, self.timeout = generator, worker_init_fn, timeout
         self.prefetch_factor = 2 if prefetch_factor is None else prefetch_factor
         self.multiprocessing_context = multiprocessing_context or _default_start_method()
         if batch_sampler is None:
-            sampler = sampler or (RandomSampler(dataset, generator) if shuffle else SequentialSampler(dataset))
+            sampler = sampler or (RandomSampler(dataset, generator) if shuffle
+                                  else SequentialSampler(dataset))
             batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         self._batch_sampler = batch_sampler
         self.batch_size, self.drop_last = getattr(batch_sampler, "batch_size", None), drop_last
@@ -509,78 +547,96 @@ def _describe_magic(magic):
     return f"{kind} values in {ndim} dimension{'s' if ndim != 1 else ''}"
 
 def _read_bytes(path):
-    "The bytes of a file, gunzipped if it is gzip, with an error naming the file if the stream is cut."
+    """The bytes of a file, gunzipped if it is gzip, with an error naming the file if the stream is
+    cut."""
     raw = Path(path).read_bytes()
     if raw[:2] != b"\x1f\x8b": return raw
     try: return gzip.decompress(raw)
     except (EOFError, OSError, gzip.BadGzipFile) as e:
-        raise ValueError(f"{path}: the gzip stream is truncated or corrupt ({e}); download or copy the file again") from None
+        raise ValueError(f"{path}: the gzip stream is truncated or corrupt ({e}); download or copy "
+                         "the file again") from None
 
 def read_idx(path, expected_magic=None):
     "Read an IDX file (gzipped or not) into a numpy array, checking the header against the data."
     raw = _read_bytes(path)
-    if len(raw) < 4: raise ValueError(f"{path}: {len(raw)} bytes is too short for an IDX file (the header alone is 4+ bytes)")
+    if len(raw) < 4:
+        raise ValueError(f"{path}: {len(raw)} bytes is too short for an IDX file (the header alone "
+                         "is 4+ bytes)")
     magic, code, ndim = int.from_bytes(raw[:4], "big"), raw[2], raw[3]
     if expected_magic is not None and magic != expected_magic:
         raise ValueError(f"{path}: magic number {magic} (0x{magic:08x}), expected {expected_magic} "
                          f"(0x{expected_magic:08x}: {_describe_magic(expected_magic)})")
     if raw[:2] != b"\0\0" or code not in _IDX_TYPES:
-        raise ValueError(f"{path}: not an IDX file: magic number 0x{magic:08x} should be two zero bytes, a type code "
-                         f"in {[hex(c) for c in _IDX_TYPES]} and the number of dimensions")
+        raise ValueError(f"{path}: not an IDX file: magic number 0x{magic:08x} should be two zero "
+                         f"bytes, a type code in {[hex(c) for c in _IDX_TYPES]} and the number of "
+                         "dimensions")
     header = 4 + 4 * ndim
-    if len(raw) < header: raise ValueError(f"{path}: truncated inside the header ({len(raw)} of {header} bytes)")
+    if len(raw) < header:
+        raise ValueError(f"{path}: truncated inside the header ({len(raw)} of {header} bytes)")
     shape = struct.unpack(f">{ndim}I", raw[4:header])
     dtype = np.dtype(_IDX_TYPES[code])
     expected, found = math.prod(shape) * dtype.itemsize, len(raw) - header
     if found != expected:
-        raise ValueError(f"{path}: {'truncated' if found < expected else 'too long'}: the header announces shape "
-                         f"{shape} of {dtype.name}, {expected} bytes of data, but the file holds {found}")
+        raise ValueError(f"{path}: {'truncated' if found < expected else 'too long'}: the header "
+                         f"announces shape {shape} of {dtype.name}, {expected} bytes of data, but "
+                         f"the file holds {found}")
     return np.frombuffer(raw, dtype, offset=header).astype(dtype.newbyteorder("=")).reshape(shape)
 
 # %% ../nbs/04_data.ipynb #24f83912
 _MNIST_FOLDERS = {"mnist": "mnist", "fashion": "fashion_mnist"}
-FASHION_CLASSES = ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
+FASHION_CLASSES = ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt",
+                   "Sneaker", "Bag",
                    "Ankle boot")
 
 def data_root():
     "The folder with the book's datasets: $MINITORCH_NB_DATA, else the repository's data/ folder."
-    return Path(os.environ.get("MINITORCH_NB_DATA", Path(__file__).resolve().parent.parent / "data"))
+    return Path(os.environ.get("MINITORCH_NB_DATA",
+                               Path(__file__).resolve().parent.parent / "data"))
 
 def load_mnist(kind="mnist", root=None):
-    "The 10,000 official test images and labels of MNIST (kind='mnist') or Fashion-MNIST (kind='fashion')."
+    """The 10,000 official test images and labels of MNIST (kind='mnist') or Fashion-MNIST
+    (kind='fashion')."""
     if kind not in _MNIST_FOLDERS:
         raise ValueError(f"kind must be one of {list(_MNIST_FOLDERS)}, got {kind!r}")
     folder = Path(root or data_root()) / _MNIST_FOLDERS[kind]
     files = [folder / f"t10k-{part}-idx{n}-ubyte.gz" for part, n in (("images", 3), ("labels", 1))]
     missing = [str(f) for f in files if not f.exists()]
-    if missing: raise FileNotFoundError(f"{kind} files not found: {missing}; pass root= (the folder holding "
-                                        f"{_MNIST_FOLDERS[kind]}/) or set MINITORCH_NB_DATA")
-    images, labels = read_idx(files[0], expected_magic=2051), read_idx(files[1], expected_magic=2049)
+    if missing:
+        raise FileNotFoundError(f"{kind} files not found: {missing}; pass root= (the folder "
+                                f"holding {_MNIST_FOLDERS[kind]}/) or set MINITORCH_NB_DATA")
+    images, labels = read_idx(files[0],
+                              expected_magic=2051), read_idx(files[1], expected_magic=2049)
     if images.shape[1:] != (28, 28) or len(images) != len(labels):
-        raise ValueError(f"{folder}: expected N×28×28 images and N labels, got {images.shape} and {labels.shape}")
+        raise ValueError(f"{folder}: expected N×28×28 images and N labels, got {images.shape} and "
+                         f"{labels.shape}")
     return images, labels.astype(np.int64)
 
 # %% ../nbs/04_data.ipynb #5321363d
 class ImageClassification(Dataset):
-    "Images (uint8 N×H×W) with int labels; example i is (float32 image scaled to [0, 1], int label)."
+    """Images (uint8 N×H×W) with int labels; example i is (float32 image scaled to [0, 1], int
+    label)."""
     def __init__(self, images, labels, max_value=255, transform=None):
-        self.images, self.labels, self.max_value, self.transform = images, labels, max_value, transform
+        self.images, self.labels = images, labels
+        self.max_value, self.transform = max_value, transform
     def __len__(self): return len(self.labels)
     def __getitem__(self, i):
         x = self.images[i].astype(np.float32) / np.float32(self.max_value)
         return (x if self.transform is None else self.transform(x)), int(self.labels[i])
     def tensors(self):
         "All examples at once: float32 images (N×H×W) and int64 labels, as tensors."
-        return to_tensors((self.images.astype(np.float32) / np.float32(self.max_value), self.labels.astype(np.int64)))
+        return to_tensors((self.images.astype(np.float32) / np.float32(self.max_value),
+                           self.labels.astype(np.int64)))
 
 def _split(n, n_train, train, seed):
     "Indices of a deterministic split: a permutation from key(seed), first n_train for training."
-    if not 0 < n_train < n: raise ValueError(f"n_train must be between 1 and {n - 1}, got {n_train}")
+    if not 0 < n_train < n:
+        raise ValueError(f"n_train must be between 1 and {n - 1}, got {n_train}")
     order = permutation(key(seed), n).numpy()
     return order[:n_train] if train else order[n_train:]
 
 class MNIST(ImageClassification):
-    "Our split of the official MNIST (or Fashion-MNIST) test set: n_train examples for training, the rest for validation."
+    """Our split of the official MNIST (or Fashion-MNIST) test set: n_train examples for training,
+    the rest for validation."""
     def __init__(self, train=True, kind="mnist", root=None, n_train=8000, transform=None, seed=0):
         images, labels = load_mnist(kind, root)
         idx = _split(len(labels), n_train, train, seed)
@@ -589,8 +645,9 @@ class MNIST(ImageClassification):
 def load_digits():
     "scikit-learn's 1,797 digits: images (1797, 8, 8) uint8 with values 0-16, labels (1797,) int64."
     try: from sklearn.datasets import load_digits as sk_load_digits
-    except ImportError: raise ImportError("the digits dataset ships with scikit-learn: pip install scikit-learn "
-                                          "(or minitorch_nb[book])") from None
+    except ImportError:
+        raise ImportError("the digits dataset ships with scikit-learn: pip install scikit-learn "
+                          "(or minitorch_nb[book])") from None
     d = sk_load_digits()
     return d.images.astype(np.uint8), d.target.astype(np.int64)
 

@@ -14,30 +14,37 @@ def parse_cache_size(text):
     units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
     text = text.strip()
     digits, unit = (text[:-1], units[text[-1].upper()]) if text[-1:].upper() in units else (text, 1)
-    if not digits.isdigit(): raise ValueError(f"not a cache size: {text!r} (expected e.g. '32K' or '1M')")
+    if not digits.isdigit():
+        raise ValueError(f"not a cache size: {text!r} (expected e.g. '32K' or '1M')")
     return int(digits) * unit
 
 def cache_sizes(root="/sys/devices/system/cpu/cpu0/cache"):
-    """Data and unified cache sizes of one CPU in bytes, from Linux's sysfs: e.g. {"L1d": 32768, "L2": 524288,
-    "L3": 33554432}. Empty if `root` does not exist (not Linux, or hidden in a container)."""
+    """Data and unified cache sizes of one CPU in bytes, from Linux's sysfs: e.g. {"L1d": 32768,
+    "L2": 524288, "L3": 33554432}. Empty if `root` does not exist (not Linux, or hidden in a
+    container)."""
     sizes = {}
     if not os.path.isdir(root): return sizes
     for entry in sorted(os.listdir(root)):
         folder = os.path.join(root, entry)
         try:
-            level, kind, size = (open(os.path.join(folder, f)).read().strip() for f in ("level", "type", "size"))
+            level, kind, size = (open(os.path.join(folder, f)).read().strip()
+                                 for f in ("level", "type", "size"))
         except OSError: continue  # not a cache directory (e.g. 'uevent')
-        if kind != "Instruction": sizes[f"L{level}d" if kind == "Data" else f"L{level}"] = parse_cache_size(size)
+        if kind != "Instruction":
+            sizes[f"L{level}d" if kind == "Data" else f"L{level}"] = parse_cache_size(size)
     return sizes
 
 # %% ../nbs/06b_hardware.ipynb #b7c92bea
 BLAS_SIZES = {"axpy": ("n",), "gemv": ("m", "n"), "gemm": ("m", "n", "k")}
 
 def blas_cost(op, *sizes, itemsize=4, beta=1.0):
-    """(FLOPs, bytes moved) of one BLAS call, each operand moved once: axpy(n): y = a*x + y; gemv(m, n):
-    y = a*A@x + b*y with A m x n; gemm(m, n, k): C = a*A@B + b*C with A m x k. beta == 0: the output is not read."""
-    if op not in BLAS_SIZES: raise ValueError(f"unknown BLAS op {op!r}; expected one of {list(BLAS_SIZES)}")
-    if len(sizes) != len(BLAS_SIZES[op]): raise ValueError(f"{op} takes sizes {BLAS_SIZES[op]}, got {sizes}")
+    """(FLOPs, bytes moved) of one BLAS call, each operand moved once: axpy(n): y = a*x + y; gemv(m,
+    n): y = a*A@x + b*y with A m x n; gemm(m, n, k): C = a*A@B + b*C with A m x k. beta == 0: the
+    output is not read."""
+    if op not in BLAS_SIZES:
+        raise ValueError(f"unknown BLAS op {op!r}; expected one of {list(BLAS_SIZES)}")
+    if len(sizes) != len(BLAS_SIZES[op]):
+        raise ValueError(f"{op} takes sizes {BLAS_SIZES[op]}, got {sizes}")
     out_moves = 1 if beta == 0 else 2  # written; also read unless beta == 0
     if op == "axpy":
         (n,) = sizes
@@ -50,12 +57,15 @@ def blas_cost(op, *sizes, itemsize=4, beta=1.0):
 
 # %% ../nbs/06b_hardware.ipynb #afb68e25
 ENERGY_PJ = {"fp32_mult": 3.7, "fp32_add": 0.9, "fp16_add": 0.4, "int32_add": 0.1, "int8_add": 0.03,
-             "l1_read_8kb": 10.0, "dram_read_32bit": 640.0}  # picojoules per operation or access (Horowitz 2014)
+             # picojoules per operation or access (Horowitz 2014)
+             "l1_read_8kb": 10.0, "dram_read_32bit": 640.0}
 
-def energy_estimate(flops, bytes_moved, pj_per_flop=(ENERGY_PJ["fp32_mult"] + ENERGY_PJ["fp32_add"]) / 2,
+def energy_estimate(flops, bytes_moved, pj_per_flop=(ENERGY_PJ["fp32_mult"]
+                                                     + ENERGY_PJ["fp32_add"]) / 2,
                     pj_per_byte=ENERGY_PJ["dram_read_32bit"] / 4):
-    """Joules to compute `flops` and to move `bytes_moved` bytes: {"compute", "memory", "total"}. Defaults: a
-    float32 multiply-add (2 FLOPs) costs 4.6 pJ, a byte from DRAM a quarter of a 32-bit read (160 pJ)."""
+    """Joules to compute `flops` and to move `bytes_moved` bytes: {"compute", "memory", "total"}.
+    Defaults: a float32 multiply-add (2 FLOPs) costs 4.6 pJ, a byte from DRAM a quarter of a 32-bit
+    read (160 pJ)."""
     if flops < 0 or bytes_moved < 0:
         raise ValueError(f"flops and bytes_moved must be >= 0, got {flops} and {bytes_moved}")
     compute, memory = flops * pj_per_flop * 1e-12, bytes_moved * pj_per_byte * 1e-12

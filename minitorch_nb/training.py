@@ -23,28 +23,37 @@ from . import nn
 
 # %% ../nbs/03_optim.ipynb #bc3ec7ba
 class Optimizer:
-    "Holds parameter groups (tensors plus their options) and per-parameter state; subclasses define `_update`."
+    """Holds parameter groups (tensors plus their options) and per-parameter state; subclasses
+    define `_update`."""
     def __init__(self, params, defaults):
         self.defaults, self.state, self.param_groups = dict(defaults), {}, []
         if isinstance(params, Tensor):
-            raise TypeError("params should be an iterable of Tensors or of dicts (parameter groups), "
-                            "got a single Tensor: wrap it in a list, e.g. SGD([w], lr=0.1)")
+            raise TypeError("params should be an iterable of Tensors or of dicts (parameter "
+                            "groups), got a single Tensor: wrap it in a list, e.g. SGD([w], "
+                            "lr=0.1)")
         groups = list(params)
         if not groups: raise ValueError("optimizer got an empty parameter list")
         if not isinstance(groups[0], dict): groups = [{"params": groups}]
         for group in groups: self.add_param_group(group)
 
     def add_param_group(self, param_group):
-        "Add a group of parameters with its own options; options it doesn't set take the optimizer's defaults."
-        if not isinstance(param_group, dict): raise TypeError(f"a parameter group must be a dict, got {type(param_group).__name__}")
+        """Add a group of parameters with its own options; options it doesn't set take the
+        optimizer's defaults."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"a parameter group must be a dict, got {type(param_group).__name__}")
         params = param_group["params"]
         params = [params] if isinstance(params, Tensor) else list(params)
         for i, p in enumerate(params):
-            if not isinstance(p, Tensor): raise TypeError(f"the optimizer can only optimize Tensors, but parameter {i} is a {type(p).__name__}")
-            if not p.is_leaf: raise ValueError(f"can't optimize a non-leaf Tensor (parameter {i} has grad_fn={p.grad_fn})")
+            if not isinstance(p, Tensor):
+                raise TypeError(f"the optimizer can only optimize Tensors, but parameter {i} is a "
+                                f"{type(p).__name__}")
+            if not p.is_leaf:
+                raise ValueError(f"can't optimize a non-leaf Tensor (parameter {i} has "
+                                 f"grad_fn={p.grad_fn})")
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         if len({id(p) for p in params}) != len(params) or seen & {id(p) for p in params}:
-            raise ValueError("some parameters appear more than once (in one group or in several groups)")
+            raise ValueError("some parameters appear more than once (in one group or in several "
+                             "groups)")
         group = {"params": params, **{k: v for k, v in param_group.items() if k != "params"}}
         for name, default in self.defaults.items(): group.setdefault(name, default)
         self.param_groups.append(group)
@@ -60,7 +69,8 @@ class Optimizer:
                     p.grad.zero_()
 
     def step(self, closure=None):
-        "Update every parameter that has a gradient, in place; `closure` re-evaluates and returns the loss."
+        """Update every parameter that has a gradient, in place; `closure` re-evaluates and returns
+        the loss."""
         loss = None
         self._opt_called = True  # lets a scheduler warn when it is stepped before the optimizer
         if closure is not None:
@@ -75,7 +85,8 @@ class Optimizer:
     def _update(self, p, group): raise NotImplementedError
 
     def state_names(self, group):
-        "Names of the per-parameter state tensors this optimizer keeps for a group with these options."
+        """Names of the per-parameter state tensors this optimizer keeps for a group with these
+        options."""
         return ()
 
     def __repr__(self):
@@ -99,27 +110,35 @@ def state_dict(self: Optimizer):
 
 @patch
 def load_state_dict(self: Optimizer, state_dict):
-    "Restore state and options saved by `state_dict()`; the groups must hold as many parameters as before."
+    """Restore state and options saved by `state_dict()`; the groups must hold as many parameters as
+    before."""
     saved = state_dict["param_groups"]
     if len(saved) != len(self.param_groups):
-        raise ValueError(f"the state dict has {len(saved)} parameter groups but the optimizer has {len(self.param_groups)}")
+        raise ValueError(f"the state dict has {len(saved)} parameter groups but the optimizer has "
+                         f"{len(self.param_groups)}")
     for i, (ours, theirs) in enumerate(zip(self.param_groups, saved)):
         if len(ours["params"]) != len(theirs["params"]):
-            raise ValueError(f"parameter group {i} has {len(ours['params'])} parameters but the state dict's "
-                             f"group {i} has {len(theirs['params'])}")
-    by_index = {int(i): p for ours, theirs in zip(self.param_groups, saved) for i, p in zip(theirs["params"], ours["params"])}
+            raise ValueError(f"parameter group {i} has {len(ours['params'])} parameters but the "
+                             f"state dict's group {i} has {len(theirs['params'])}")
+    by_index = {int(i): p for ours, theirs in zip(self.param_groups, saved)
+                for i, p in zip(theirs["params"], ours["params"])}
     self.state = {by_index[int(i)]: {k: _state_value(v, by_index[int(i)], k) for k, v in s.items()}
                   for i, s in state_dict["state"].items()}
-    self.param_groups = [{"params": ours["params"], **self.defaults, **{k: v for k, v in theirs.items() if k != "params"}}
-                         for ours, theirs in zip(self.param_groups, saved)]  # options it lacks take the defaults
+    self.param_groups = [{"params": ours["params"], **self.defaults,
+                          **{k: v for k, v in theirs.items() if k != "params"}}
+                         # options it lacks take the defaults
+                         for ours, theirs in zip(self.param_groups, saved)]
 
 def _state_value(v, p, name):
     "A copy of a saved state value; floating-point tensors take the parameter's dtype and device."
-    if name == "step" and not isinstance(v, int): return _count(v)  # PyTorch keeps the count in a float tensor
-    if isinstance(v, np.ndarray): v = Tensor._make(v)               # a torch state dict passed through .numpy()
+    # PyTorch keeps the count in a float tensor
+    if name == "step" and not isinstance(v, int): return _count(v)
+    # a torch state dict passed through .numpy()
+    if isinstance(v, np.ndarray): v = Tensor._make(v)
     if not isinstance(v, Tensor): return v
     arr = v.array
-    if name != "step" and v.dtype.kind == "f" and v.dtype != p.dtype: arr = namespace(arr).astype(arr, p.dtype)
+    if name != "step" and v.dtype.kind == "f" and v.dtype != p.dtype:
+        arr = namespace(arr).astype(arr, p.dtype)
     t = Tensor._make(namespace(arr).asarray(arr, copy=True))
     return t if t.device == p.device else Tensor._make(t.to(p.device).array)
 
@@ -130,12 +149,15 @@ def _count(v):
 
 # %% ../nbs/03_optim.ipynb #1a99a6f2
 class SGD(Optimizer):
-    "Stochastic gradient descent with optional momentum (heavy ball or Nesterov), dampening and weight decay."
-    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *, maximize=False):
+    """Stochastic gradient descent with optional momentum (heavy ball or Nesterov), dampening and
+    weight decay."""
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
+                 maximize=False):
         _check_non_negative(lr=lr, momentum=momentum, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
+                                      weight_decay=weight_decay,
                                       nesterov=nesterov, maximize=maximize))
 
     def state_names(self, group): return ("momentum_buffer",) if group["momentum"] else ()
@@ -148,7 +170,8 @@ class SGD(Optimizer):
         if mu:
             state = self.state.setdefault(p, {})
             buf = state.get("momentum_buffer")
-            if buf is None: buf = state["momentum_buffer"] = Tensor._make(namespace(g).asarray(g, copy=True))
+            if buf is None:
+                buf = state["momentum_buffer"] = Tensor._make(namespace(g).asarray(g, copy=True))
             else:
                 b = buf.array
                 b *= mu
@@ -162,19 +185,25 @@ def _check_non_negative(**values):
 
 # %% ../nbs/03_optim.ipynb #c93d5c19
 class RMSprop(Optimizer):
-    "Scale each coordinate's step by a running RMS of its gradients (optionally centered, with momentum)."
-    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False, *,
+    """Scale each coordinate's step by a running RMS of its gradients (optionally centered, with
+    momentum)."""
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
+                 centered=False, *,
                  maximize=False):
-        _check_non_negative(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum)
-        super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+        _check_non_negative(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
+                            momentum=momentum)
+        super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps,
+                                      centered=centered,
                                       weight_decay=weight_decay, maximize=maximize))
 
     def state_names(self, group):
-        return ("square_avg",) + ("momentum_buffer",) * (group["momentum"] > 0) + ("grad_avg",) * bool(group["centered"])
+        return (("square_avg",) + ("momentum_buffer",) * (group["momentum"] > 0)
+                + ("grad_avg",) * bool(group["centered"]))
 
     def _update(self, p, group):
         x, g, xp = p.array, p.grad.array, namespace(p.array)
-        lr, alpha, eps, wd, mu = (float(group[k]) for k in ("lr", "alpha", "eps", "weight_decay", "momentum"))
+        lr, alpha, eps, wd, mu = (float(group[k])
+                                  for k in ("lr", "alpha", "eps", "weight_decay", "momentum"))
         state = self.state.get(p)
         if not state:
             state = self.state[p] = {"step": 0}
@@ -200,16 +229,22 @@ class RMSprop(Optimizer):
 
 # %% ../nbs/03_optim.ipynb #042e378c
 class Adam(Optimizer):
-    "Adam with bias correction; weight_decay is an L2 term added to the gradient unless decoupled (AdamW)."
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
+    """Adam with bias correction; weight_decay is an L2 term added to the gradient unless decoupled
+    (AdamW)."""
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *,
                  maximize=False, decoupled_weight_decay=False):
         _check_non_negative(lr=lr, eps=eps, weight_decay=weight_decay)
         for i, b in enumerate(betas):
-            if not 0 <= b < 1: raise ValueError(f"invalid beta parameter at index {i}: {b} (must be in [0, 1))")
-        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                                      maximize=maximize, decoupled_weight_decay=decoupled_weight_decay))
+            if not 0 <= b < 1:
+                raise ValueError(f"invalid beta parameter at index {i}: {b} (must be in [0, 1))")
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+                                      amsgrad=amsgrad,
+                                      maximize=maximize,
+                                      decoupled_weight_decay=decoupled_weight_decay))
 
-    def state_names(self, group): return ("exp_avg", "exp_avg_sq") + ("max_exp_avg_sq",) * bool(group["amsgrad"])
+    def state_names(self, group):
+        return ("exp_avg", "exp_avg_sq") + ("max_exp_avg_sq",) * bool(group["amsgrad"])
 
     def _update(self, p, group):
         x, g, xp = p.array, p.grad.array, namespace(p.array)
@@ -226,7 +261,8 @@ class Adam(Optimizer):
             if group["decoupled_weight_decay"]: x *= 1 - lr * wd
             else: g = g + wd * x
         m, v = state["exp_avg"].array, state["exp_avg_sq"].array
-        m += (1 - beta1) * (g - m)                  # m = β₁m + (1-β₁)g, written as a lerp like PyTorch
+        # m = β₁m + (1-β₁)g, written as a lerp like PyTorch
+        m += (1 - beta1) * (g - m)
         v *= beta2
         v += (1 - beta2) * g * g
         if group["amsgrad"]:
@@ -239,37 +275,45 @@ class Adam(Optimizer):
 
 class AdamW(Adam):
     "Adam with decoupled weight decay: θ ← θ(1 − ηλ) before the Adam step (PyTorch's AdamW)."
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *, maximize=False):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize, decoupled_weight_decay=True)
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+                 amsgrad=False, *, maximize=False):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
+                         decoupled_weight_decay=True)
 
 # %% ../nbs/03_optim.ipynb #c8aa953b
 def _check_hyper(**values):
-    "PyTorch's checks of hyper-parameters, with its messages: >= 0; `rho` in [0, 1]; `betas` in [0, 1)."
+    """PyTorch's checks of hyper-parameters, with its messages: >= 0; `rho` in [0, 1]; `betas` in
+    [0, 1)."""
     for name, v in values.items():
         if name == "betas":
             for i, b in enumerate(v):
                 if not 0.0 <= b < 1.0: raise ValueError(f"Invalid beta parameter at index {i}: {b}")
         elif name == "rho":
             if not 0.0 <= v <= 1.0: raise ValueError(f"Invalid rho value: {v}")
-        elif not 0.0 <= v: raise ValueError(f"Invalid {_HYPER_NAMES.get(name, name + ' value')}: {v}")
+        elif not 0.0 <= v:
+            raise ValueError(f"Invalid {_HYPER_NAMES.get(name, name + ' value')}: {v}")
 
 _HYPER_NAMES = {"lr": "learning rate", "eps": "epsilon value"}
 
 def _fresh_state(opt, p, group, **extra):
-    "The state `p` gets at its first step: a step count, `extra`, and one zero tensor per name in `state_names`."
+    """The state `p` gets at its first step: a step count, `extra`, and one zero tensor per name in
+    `state_names`."""
     xp = namespace(p.array)
-    opt.state[p] = {"step": 0, **extra, **{n: Tensor._make(xp.zeros_like(p.array)) for n in opt.state_names(group)}}
+    opt.state[p] = {"step": 0, **extra, **{n: Tensor._make(xp.zeros_like(p.array))
+                                           for n in opt.state_names(group)}}
     return opt.state[p]
 
 # %% ../nbs/03_optim.ipynb #d5bbbf0d
 class Adagrad(Optimizer):
     "Divide each coordinate's step by the root of the sum of all its squared gradients so far."
-    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
+                 initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False):
         _check_hyper(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
                      initial_accumulator_value=initial_accumulator_value, eps=eps)
         super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
-                                      initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+                                      initial_accumulator_value=initial_accumulator_value,
+                                      foreach=foreach,
                                       maximize=maximize))
         for group in self.param_groups:
             for p in group["params"]: self._init_state(p)
@@ -279,7 +323,8 @@ class Adagrad(Optimizer):
     def _init_state(self, p):
         # the constructor's initial_accumulator_value, whatever a parameter group says (as PyTorch)
         start = float(self.defaults["initial_accumulator_value"])
-        self.state[p] = {"step": 0, "sum": Tensor._make(namespace(p.array).full_like(p.array, start))}
+        self.state[p] = {"step": 0, "sum": Tensor._make(
+            namespace(p.array).full_like(p.array, start))}
         return self.state[p]
 
     def _update(self, p, group):
@@ -295,10 +340,13 @@ class Adagrad(Optimizer):
 
 # %% ../nbs/03_optim.ipynb #02217abe
 class Adadelta(Optimizer):
-    "Step by the RMS of recent steps over the RMS of recent gradients, times the gradient (lr is a multiplier)."
-    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, maximize=False):
+    """Step by the RMS of recent steps over the RMS of recent gradients, times the gradient (lr is a
+    multiplier)."""
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
+                 maximize=False):
         _check_hyper(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay)
-        super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, foreach=foreach,
+        super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay,
+                                      foreach=foreach,
                                       maximize=maximize))
 
     def state_names(self, group): return ("square_avg", "acc_delta")
@@ -320,8 +368,10 @@ class Adadelta(Optimizer):
 
 # %% ../nbs/03_optim.ipynb #24a482c6
 class Adamax(Optimizer):
-    "Adam with the RMS of the gradients replaced by an exponentially weighted maximum of |g| (the infinity norm)."
-    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
+    """Adam with the RMS of the gradients replaced by an exponentially weighted maximum of |g| (the
+    infinity norm)."""
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 foreach=None, *,
                  maximize=False):
         _check_hyper(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
@@ -344,21 +394,27 @@ class Adamax(Optimizer):
 
 # %% ../nbs/03_optim.ipynb #13db8f8d
 class NAdam(Optimizer):
-    "Adam with Nesterov momentum: the step applies next step's momentum now (Dozat's NAdam, PyTorch's schedule of μ)."
-    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
+    """Adam with Nesterov momentum: the step applies next step's momentum now (Dozat's NAdam,
+    PyTorch's schedule of μ)."""
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 momentum_decay=4e-3,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False):
-        _check_hyper(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay, momentum_decay=momentum_decay)
+        _check_hyper(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay,
+                     momentum_decay=momentum_decay)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
-                                      momentum_decay=momentum_decay, decoupled_weight_decay=decoupled_weight_decay,
+                                      momentum_decay=momentum_decay,
+                                      decoupled_weight_decay=decoupled_weight_decay,
                                       maximize=maximize, foreach=foreach))
 
     def state_names(self, group): return ("exp_avg", "exp_avg_sq")
 
     def _update(self, p, group):
         x, g, xp = p.array, p.grad.array, namespace(p.array)
-        lr, eps, wd, psi = (float(group[k]) for k in ("lr", "eps", "weight_decay", "momentum_decay"))
+        lr, eps, wd, psi = (float(group[k]) for k in ("lr", "eps", "weight_decay",
+                                                      "momentum_decay"))
         beta1, beta2 = (float(b) for b in group["betas"])
-        state = self.state.get(p) or _fresh_state(self, p, group, mu_product=Tensor._make(np.ones((), np.float32)))
+        state = self.state.get(p) or _fresh_state(self, p, group,
+                                                  mu_product=Tensor._make(np.ones((), np.float32)))
         state["step"] += 1
         t = state["step"]
         if group["maximize"]: g = -g
@@ -367,7 +423,8 @@ class NAdam(Optimizer):
             else: g = g + wd * x
         mu, mu_next = (beta1 * (1.0 - 0.5 * 0.96 ** (s * psi)) for s in (t, t + 1))
         prod = state["mu_product"].array
-        prod *= mu                                   # in the scalar's own dtype (float32, as PyTorch)
+        # in the scalar's own dtype (float32, as PyTorch)
+        prod *= mu
         prod = float(prod)
         m, v = state["exp_avg"].array, state["exp_avg_sq"].array
         m += (1 - beta1) * (g - m)
@@ -375,27 +432,32 @@ class NAdam(Optimizer):
         v += (1 - beta2) * g * g
         denom = xp.sqrt(v / (1 - beta2 ** t)) + eps
         x -= lr * (1.0 - mu) / (1.0 - prod) * g / denom            # the current gradient's share
-        x -= lr * mu_next / (1.0 - prod * mu_next) * m / denom     # next step's momentum, applied now
+        # next step's momentum, applied now
+        x -= lr * mu_next / (1.0 - prod * mu_next) * m / denom
 
 # %% ../nbs/03_optim.ipynb #9afe35af
 class LRScheduler:
-    "Base class: sets each parameter group's `lr` from `get_lr()` at every `step()` (PyTorch's protocol)."
+    """Base class: sets each parameter group's `lr` from `get_lr()` at every `step()` (PyTorch's
+    protocol)."""
     _is_initial = _get_lr_called_within_step = False
 
     def __init__(self, optimizer, last_epoch=-1):
-        if not hasattr(optimizer, "param_groups"): raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        if not hasattr(optimizer, "param_groups"):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
         for i, group in enumerate(optimizer.param_groups):
             if last_epoch == -1: group.setdefault("initial_lr", group["lr"])
             elif "initial_lr" not in group:
-                raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] when resuming a scheduler "
-                               "with last_epoch >= 0: load the optimizer's state_dict first")
+                raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] when "
+                               "resuming a scheduler with last_epoch >= 0: load the optimizer's "
+                               "state_dict first")
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
         self._initial_step()
 
     def _initial_step(self):
-        "The constructor's step, which sets the rates for step 0 (it counts as the first call of `step`)."
+        """The constructor's step, which sets the rates for step 0 (it counts as the first call of
+        `step`)."""
         self._step_count, self._is_initial = 0, True
         try: self.step()
         finally: self._is_initial = False
@@ -415,16 +477,19 @@ class LRScheduler:
     def load_state_dict(self, state_dict): self.__dict__.update(state_dict)
 
 # %% ../nbs/03_optim.ipynb #68be7e8c
-_ORDER_WARNING = ("Detected call of `lr_scheduler.step()` before `optimizer.step()`. You should call them in the "
-                  "opposite order: `optimizer.step()` before `lr_scheduler.step()`. Failure to do this will result "
-                  "in skipping the first value of the learning rate schedule.")
-_EPOCH_WARNING = ("The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where "
-                  "possible. Please use `scheduler.step()` to step the scheduler. During the deprecation, if epoch "
-                  "is different from None, the closed form is used instead of the new chainable form, where available.")
+_ORDER_WARNING = ("Detected call of `lr_scheduler.step()` before `optimizer.step()`. You should "
+                  "call them in the opposite order: `optimizer.step()` before "
+                  "`lr_scheduler.step()`. Failure to do this will result in skipping the first "
+                  "value of the learning rate schedule.")
+_EPOCH_WARNING = ("The epoch parameter in `scheduler.step()` was not necessary and is being "
+                  "deprecated where possible. Please use `scheduler.step()` to step the scheduler. "
+                  "During the deprecation, if epoch is different from None, the closed form is "
+                  "used instead of the new chainable form, where available.")
 
 @patch
 def step(self: LRScheduler, epoch=None):
-    "Advance one step and write the new learning rates into the optimizer (`epoch`: jump there, deprecated)."
+    """Advance one step and write the new learning rates into the optimizer (`epoch`: jump there,
+    deprecated)."""
     if self._step_count == 1 and not _optimizer_stepped(self.optimizer):
         warnings.warn(_ORDER_WARNING, UserWarning, stacklevel=2)
     self._step_count += 1
@@ -448,12 +513,14 @@ def _write_lrs(self: LRScheduler, lrs):
 
 def _optimizer_stepped(opt):
     "Whether `opt.step()` has run; an optimizer with a `step` of its own is taken at its word."
-    return getattr(opt, "_opt_called", False) or getattr(type(opt), "step", None) is not Optimizer.step
+    return (getattr(opt, "_opt_called", False)
+            or getattr(type(opt), "step", None) is not Optimizer.step)
 
 def _warn_get_lr(sched):
     "PyTorch's warning for `get_lr()` called from outside `step()`."
     if not sched._get_lr_called_within_step:
-        warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+        warnings.warn("To get the last learning rate computed by the scheduler, please use "
+                      "`get_last_lr()`.",
                       UserWarning, stacklevel=3)
 
 # %% ../nbs/03_optim.ipynb #e17349e2
@@ -466,13 +533,16 @@ class StepLR(LRScheduler):
     def get_lr(self):
         _warn_get_lr(self)
         groups = self.optimizer.param_groups
-        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0: return [g["lr"] for g in groups]
+        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
+            return [g["lr"] for g in groups]
         return [g["lr"] * self.gamma for g in groups]
 
-    def _get_closed_form_lr(self): return [base * self.gamma ** (self.last_epoch // self.step_size) for base in self.base_lrs]
+    def _get_closed_form_lr(self):
+        return [base * self.gamma ** (self.last_epoch // self.step_size) for base in self.base_lrs]
 
 class LambdaLR(LRScheduler):
-    "Set the learning rate to `base_lr * lr_lambda(step)` (one function, or one per parameter group)."
+    """Set the learning rate to `base_lr * lr_lambda(step)` (one function, or one per parameter
+    group)."""
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         n = len(optimizer.param_groups)
         lambdas = list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * n
@@ -487,7 +557,8 @@ class LambdaLR(LRScheduler):
     def state_dict(self):
         "Functions can't be saved; callable objects save their attributes (as in PyTorch)."
         state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
-        state["lr_lambdas"] = [None if isinstance(f, types.FunctionType) else dict(f.__dict__) for f in self.lr_lambdas]
+        state["lr_lambdas"] = [None if isinstance(f, types.FunctionType) else dict(f.__dict__)
+                               for f in self.lr_lambdas]
         return state
 
     def load_state_dict(self, state_dict):
@@ -497,7 +568,8 @@ class LambdaLR(LRScheduler):
         self.__dict__.update(state)
 
 class CosineAnnealingLR(LRScheduler):
-    "Half a cosine from the base rate down to `eta_min` over `T_max` steps (PyTorch's recursive form)."
+    """Half a cosine from the base rate down to `eta_min` over `T_max` steps (PyTorch's recursive
+    form)."""
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
         self.T_max, self.eta_min = T_max, eta_min
         super().__init__(optimizer, last_epoch)
@@ -507,41 +579,50 @@ class CosineAnnealingLR(LRScheduler):
         t, T, lo, groups = self.last_epoch, self.T_max, self.eta_min, self.optimizer.param_groups
         if self._is_initial: return [g["lr"] for g in groups]
         if self._step_count == 1 and t > 0:  # resumed with last_epoch: use the closed form once
-            return [lo + (base - lo) * (1 + math.cos(t * math.pi / T)) / 2 for base in self.base_lrs]
+            return [lo + (base - lo) * (1 + math.cos(t * math.pi / T)) / 2
+                    for base in self.base_lrs]
         if (t - 1 - T) % (2 * T) == 0:       # at the bottom of the cosine the ratio below is 0/0
-            return [g["lr"] + (base - lo) * (1 - math.cos(math.pi / T)) / 2 for base, g in zip(self.base_lrs, groups)]
+            return [g["lr"] + (base - lo) * (1 - math.cos(math.pi / T)) / 2
+                    for base, g in zip(self.base_lrs, groups)]
         ratio = (1 + math.cos(math.pi * t / T)) / (1 + math.cos(math.pi * (t - 1) / T))
         return [ratio * (g["lr"] - lo) + lo for g in groups]
 
     def _get_closed_form_lr(self):
         lo = self.eta_min
-        return [lo + (base - lo) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2 for base in self.base_lrs]
+        return [lo + (base - lo) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+                for base in self.base_lrs]
 
 # %% ../nbs/03_optim.ipynb #849bbf80
 class OneCycleLR(LRScheduler):
-    "Warm up to `max_lr` then anneal far below it, cycling momentum inversely (PyTorch's OneCycleLR)."
-    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None, pct_start=0.3,
+    """Warm up to `max_lr` then anneal far below it, cycling momentum inversely (PyTorch's
+    OneCycleLR)."""
+    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None,
+                 steps_per_epoch=None, pct_start=0.3,
                  anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85, max_momentum=0.95,
                  div_factor=25.0, final_div_factor=1e4, three_phase=False, last_epoch=-1):
         if total_steps is None:
             if epochs is None or steps_per_epoch is None:
-                raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
+                raise ValueError("You must define either total_steps OR (epochs AND "
+                                 "steps_per_epoch)")
             total_steps = epochs * steps_per_epoch
         if not isinstance(total_steps, int) or total_steps <= 0:
             raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
         if not isinstance(pct_start, float) or not 0 <= pct_start <= 1:
             raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
         if anneal_strategy not in ("cos", "linear"):
-            raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}")
-        self.total_steps, self.anneal_strategy, self.cycle_momentum = total_steps, anneal_strategy, cycle_momentum
+            raise ValueError("anneal_strategy must be one of 'cos' or 'linear', instead got "
+                             f"{anneal_strategy}")
+        self.total_steps, self.anneal_strategy = total_steps, anneal_strategy
+        self.cycle_momentum = cycle_momentum
         up = float(pct_start * total_steps) - 1
         phases = [(up, "initial_lr", "max_lr", "max_momentum", "base_momentum")]
         if three_phase:
-            phases += [(float(2 * pct_start * total_steps) - 2, "max_lr", "initial_lr", "base_momentum", "max_momentum"),
+            phases += [(float(2 * pct_start * total_steps) - 2, "max_lr", "initial_lr",
+                        "base_momentum", "max_momentum"),
                        (total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum")]
         else: phases += [(total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
-        self._schedule_phases = [dict(zip(("end_step", "start_lr", "end_lr", "start_momentum", "end_momentum"), p))
-                                 for p in phases]
+        keys = ("end_step", "start_lr", "end_lr", "start_momentum", "end_momentum")
+        self._schedule_phases = [dict(zip(keys, p)) for p in phases]
         groups = optimizer.param_groups
         if last_epoch == -1:
             for group, top in zip(groups, _per_group("max_lr", max_lr, groups)):
@@ -550,7 +631,8 @@ class OneCycleLR(LRScheduler):
                 group["min_lr"] = group["initial_lr"] / final_div_factor
         if cycle_momentum:
             if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` "
+                                 "option enabled")
             self.use_beta1 = "betas" in optimizer.defaults
             if last_epoch == -1:
                 for group, hi, lo in zip(groups, _per_group("max_momentum", max_momentum, groups),
@@ -568,7 +650,8 @@ class OneCycleLR(LRScheduler):
         _warn_get_lr(self)
         t = self.last_epoch
         if t > self.total_steps:
-            raise ValueError(f"Tried to step {t} times. The specified number of total steps is {self.total_steps}")
+            raise ValueError(f"Tried to step {t} times. The specified number of total steps is "
+                             f"{self.total_steps}")
         lrs = []
         for group in self.optimizer.param_groups:
             start = 0.0
@@ -578,7 +661,8 @@ class OneCycleLR(LRScheduler):
                     pct = (t - start) / (end - start)
                     lr = self._anneal(group[phase["start_lr"]], group[phase["end_lr"]], pct)
                     if self.cycle_momentum:
-                        momentum = self._anneal(group[phase["start_momentum"]], group[phase["end_momentum"]], pct)
+                        momentum = self._anneal(group[phase["start_momentum"]],
+                                                group[phase["end_momentum"]], pct)
                     break
                 start = end
             lrs.append(lr)
@@ -590,15 +674,18 @@ class OneCycleLR(LRScheduler):
 def _per_group(name, value, groups):
     "One value per parameter group: a list is checked for length, a number is repeated."
     if isinstance(value, (list, tuple)):
-        if len(value) != len(groups): raise ValueError(f"expected {len(groups)} values for {name}, got {len(value)}")
+        if len(value) != len(groups):
+            raise ValueError(f"expected {len(groups)} values for {name}, got {len(value)}")
         return list(value)
     return [value] * len(groups)
 
 # %% ../nbs/03_optim.ipynb #89d481c4
 class WarmupCosine:
-    "Factor for LambdaLR: linear from 0 to 1 over `warmup` steps, then a cosine down to `min_factor` at `total`."
+    """Factor for LambdaLR: linear from 0 to 1 over `warmup` steps, then a cosine down to
+    `min_factor` at `total`."""
     def __init__(self, warmup, total, min_factor=0.0):
-        if not 0 <= warmup < total: raise ValueError(f"need 0 <= warmup < total, got warmup={warmup}, total={total}")
+        if not 0 <= warmup < total:
+            raise ValueError(f"need 0 <= warmup < total, got warmup={warmup}, total={total}")
         self.warmup, self.total, self.min_factor = warmup, total, min_factor
 
     def __call__(self, step):
@@ -616,12 +703,15 @@ class ExponentialLR(LRScheduler):
     def get_lr(self):
         _warn_get_lr(self)
         groups = self.optimizer.param_groups
-        return [g["lr"] for g in groups] if self._is_initial else [g["lr"] * self.gamma for g in groups]
+        return [g["lr"]
+                for g in groups] if self._is_initial else [g["lr"] * self.gamma for g in groups]
 
-    def _get_closed_form_lr(self): return [base * self.gamma ** self.last_epoch for base in self.base_lrs]
+    def _get_closed_form_lr(self):
+        return [base * self.gamma ** self.last_epoch for base in self.base_lrs]
 
 class MultiStepLR(LRScheduler):
-    "Multiply the learning rate by `gamma` at each milestone step (by gamma**k at a milestone listed k times)."
+    """Multiply the learning rate by `gamma` at each milestone step (by gamma**k at a milestone
+    listed k times)."""
     def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
         self.milestones, self.gamma = Counter(milestones), gamma
         super().__init__(optimizer, last_epoch)
@@ -642,10 +732,13 @@ class MultiStepLR(LRScheduler):
 
 # %% ../nbs/03_optim.ipynb #c0a88039
 class LinearLR(LRScheduler):
-    "Scale the base rate by a factor moving linearly from `start_factor` to `end_factor` over `total_iters` steps."
-    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1):
+    """Scale the base rate by a factor moving linearly from `start_factor` to `end_factor` over
+    `total_iters` steps."""
+    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0,
+                 total_iters=5, last_epoch=-1):
         if start_factor > 1.0 or start_factor <= 0:
-            raise ValueError("Starting multiplicative factor expected to be greater than 0 and less or equal to 1.")
+            raise ValueError("Starting multiplicative factor expected to be greater than 0 and "
+                             "less or equal to 1.")
         if end_factor > 1.0 or end_factor < 0:
             raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
         self.start_factor, self.end_factor, self.total_iters = start_factor, end_factor, total_iters
@@ -653,19 +746,23 @@ class LinearLR(LRScheduler):
 
     def get_lr(self):
         _warn_get_lr(self)
-        t, a, b, n, groups = self.last_epoch, self.start_factor, self.end_factor, self.total_iters, self.optimizer.param_groups
+        t, a, b, n, groups = (self.last_epoch, self.start_factor, self.end_factor, self.total_iters,
+                              self.optimizer.param_groups)
         if t == 0: return [g["lr"] * a for g in groups]
         if self._is_initial or t > n: return [g["lr"] for g in groups]
-        return [g["lr"] * (1.0 + (b - a) / (n * a + (t - 1) * (b - a))) for g in groups]  # factor(t) / factor(t-1)
+        # factor(t) / factor(t-1)
+        return [g["lr"] * (1.0 + (b - a) / (n * a + (t - 1) * (b - a))) for g in groups]
 
     def _get_closed_form_lr(self):
         a, b, n = self.start_factor, self.end_factor, self.total_iters
         return [base * (a + (b - a) * min(n, self.last_epoch) / n) for base in self.base_lrs]
 
 class ConstantLR(LRScheduler):
-    "Multiply the base rate by `factor` for the first `total_iters` steps, then use the base rate itself."
+    """Multiply the base rate by `factor` for the first `total_iters` steps, then use the base rate
+    itself."""
     def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
-        if factor > 1.0 or factor < 0: raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
         self.factor, self.total_iters = factor, total_iters
         super().__init__(optimizer, last_epoch)
 
@@ -682,26 +779,34 @@ class ConstantLR(LRScheduler):
 
 # %% ../nbs/03_optim.ipynb #6d672f6c
 class CosineAnnealingWarmRestarts(LRScheduler):
-    "Cosine from the base rate to `eta_min` over T_0 steps, then restart, each cycle T_mult times longer (SGDR)."
+    """Cosine from the base rate to `eta_min` over T_0 steps, then restart, each cycle T_mult times
+    longer (SGDR)."""
     def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
-        if T_0 <= 0 or not isinstance(T_0, int): raise ValueError(f"Expected positive integer T_0, but got {T_0}")
-        if T_mult < 1 or not isinstance(T_mult, int): raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
         if not isinstance(eta_min, (float, int)):
-            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}")
-        self.T_0, self.T_i, self.T_mult, self.eta_min, self.T_cur = T_0, T_0, T_mult, eta_min, last_epoch
+            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type "
+                             f"{type(eta_min)}")
+        self.T_0, self.T_i, self.T_mult = T_0, T_0, T_mult
+        self.eta_min, self.T_cur = eta_min, last_epoch
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
         _warn_get_lr(self)
         lo = self.eta_min
-        return [lo + (base - lo) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2 for base in self.base_lrs]
+        return [lo + (base - lo) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+                for base in self.base_lrs]
 
     def step(self, epoch=None):
-        "One step, or a jump to `epoch`, which may be fractional (epoch + batch / batches_per_epoch)."
+        """One step, or a jump to `epoch`, which may be fractional (epoch + batch /
+        batches_per_epoch)."""
         if epoch is None and self.last_epoch < 0: epoch = 0
         if epoch is None:
             epoch, self.T_cur = self.last_epoch + 1, self.T_cur + 1
-            if self.T_cur >= self.T_i: self.T_cur, self.T_i = self.T_cur % self.T_i, self.T_i * self.T_mult
+            if self.T_cur >= self.T_i:
+                self.T_cur, self.T_i = self.T_cur % self.T_i, self.T_i * self.T_mult
         else: self._jump(epoch)
         self.last_epoch = math.floor(epoch)
         self._get_lr_called_within_step = True
@@ -715,17 +820,21 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         if epoch < self.T_0: self.T_i, self.T_cur = self.T_0, epoch
         elif self.T_mult == 1: self.T_cur = epoch % self.T_0
         else:
-            n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))  # cycles completed
+            # cycles completed
+            n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
             self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
             self.T_i = self.T_0 * self.T_mult ** n
 
 # %% ../nbs/03_optim.ipynb #77099d17
 class ReduceLROnPlateau(LRScheduler):
-    "Multiply the learning rates by `factor` when a metric has stopped improving for `patience` steps."
-    def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4, threshold_mode="rel",
+    """Multiply the learning rates by `factor` when a metric has stopped improving for `patience`
+    steps."""
+    def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4,
+                 threshold_mode="rel",
                  cooldown=0, min_lr=0, eps=1e-8):
         if factor >= 1.0: raise ValueError("Factor should be < 1.0.")
-        if not hasattr(optimizer, "param_groups"): raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        if not hasattr(optimizer, "param_groups"):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.factor, self.optimizer, n = factor, optimizer, len(optimizer.param_groups)
         if isinstance(min_lr, (list, tuple)):
             if len(min_lr) != n: raise ValueError(f"expected {n} min_lrs, got {len(min_lr)}")
@@ -734,13 +843,15 @@ class ReduceLROnPlateau(LRScheduler):
         self.patience, self.cooldown, self.eps, self.last_epoch = patience, cooldown, eps, 0
         self._last_lr = [g["lr"] for g in optimizer.param_groups]
         if mode not in ("min", "max"): raise ValueError(f"mode {mode} is unknown!")
-        if threshold_mode not in ("rel", "abs"): raise ValueError(f"threshold mode {threshold_mode} is unknown!")
+        if threshold_mode not in ("rel", "abs"):
+            raise ValueError(f"threshold mode {threshold_mode} is unknown!")
         self.mode_worse = math.inf if mode == "min" else -math.inf
         self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
         self.best, self.cooldown_counter, self.num_bad_epochs = self.mode_worse, 0, 0
 
     def step(self, metrics, epoch=None):
-        "Record one value of the metric; reduce the rates after more than `patience` values without improvement."
+        """Record one value of the metric; reduce the rates after more than `patience` values
+        without improvement."""
         current = float(metrics)
         if epoch is None: epoch = self.last_epoch + 1
         else: warnings.warn(_EPOCH_WARNING, UserWarning, stacklevel=2)
@@ -761,10 +872,11 @@ def _reduce_lr(self: ReduceLROnPlateau):
     groups = self.optimizer.param_groups
     if len(groups) != len(self.min_lrs):
         if self.default_min_lr is None:
-            raise RuntimeError(f"The number of param groups in the `optimizer` ({len(groups)}) differs from when "
-                               f"`ReduceLROnPlateau` was initialized ({len(self.min_lrs)}), usually due to a new param "
-                               "group being added to the optimizer. Please modify the `min_lrs` field to match the "
-                               "length of the `optimizer` param groups.")
+            raise RuntimeError(f"The number of param groups in the `optimizer` ({len(groups)}) "
+                               "differs from when `ReduceLROnPlateau` was initialized "
+                               f"({len(self.min_lrs)}), usually due to a new param group being "
+                               "added to the optimizer. Please modify the `min_lrs` field to match "
+                               "the length of the `optimizer` param groups.")
         self.min_lrs = [self.default_min_lr] * len(groups)
     for group, lo in zip(groups, self.min_lrs):
         old = float(group["lr"])
@@ -777,27 +889,31 @@ def in_cooldown(self: ReduceLROnPlateau): return self.cooldown_counter > 0
 @patch
 def _is_better(self: ReduceLROnPlateau, a, best):
     if self.threshold_mode == "rel":
-        return a < best * (1.0 - self.threshold) if self.mode == "min" else a > best * (self.threshold + 1.0)
+        return (a < best * (1.0 - self.threshold) if self.mode == "min"
+                else a > best * (self.threshold + 1.0))
     return a < best - self.threshold if self.mode == "min" else a > best + self.threshold
 
 # %% ../nbs/03_optim.ipynb #3788283b
 def _check_sequence(optimizer, schedulers, milestones, name="SequentialLR"):
     "PyTorch's checks of SequentialLR's arguments, with its messages."
-    if len(schedulers) < 1: raise ValueError(f"{name} expects at least one scheduler, but got no scheduler.")
+    if len(schedulers) < 1:
+        raise ValueError(f"{name} expects at least one scheduler, but got no scheduler.")
     for i, s in enumerate(schedulers):
-        if not hasattr(s, "optimizer"): raise TypeError(f"{name} at index {i} should have `optimizer` as its attribute.")
+        if not hasattr(s, "optimizer"):
+            raise TypeError(f"{name} at index {i} should have `optimizer` as its attribute.")
         if isinstance(s, ReduceLROnPlateau):
-            raise ValueError(f"{name} does not support `ReduceLROnPlateau` scheduler as it requires additional "
-                             "kwargs to be specified when calling `step`, but got one at index "
-                             f"{i} in the given schedulers sequence.")
+            raise ValueError(f"{name} does not support `ReduceLROnPlateau` scheduler as it "
+                             "requires additional kwargs to be specified when calling `step`, but "
+                             f"got one at index {i} in the given schedulers sequence.")
         if optimizer != s.optimizer:
-            raise ValueError(f"{name} expects all schedulers to belong to the same optimizer, but got scheduler "
-                             f"{type(s).__name__} at index {i} has {s.optimizer}, which is different from "
-                             f"{type(optimizer).__name__}.")
+            raise ValueError(f"{name} expects all schedulers to belong to the same optimizer, but "
+                             f"got scheduler {type(s).__name__} at index {i} has {s.optimizer}, "
+                             f"which is different from {type(optimizer).__name__}.")
     if len(milestones) != len(schedulers) - 1:
-        raise ValueError("Sequential Schedulers expects number of schedulers provided to be one more than the number "
-                         f"of milestone points, but got number of schedulers {len(schedulers)} and the number of "
-                         f"milestones to be equal to {len(milestones)}")
+        raise ValueError("Sequential Schedulers expects number of schedulers provided to be one "
+                         "more than the number of milestone points, but got number of schedulers "
+                         f"{len(schedulers)} and the number of milestones to be equal to "
+                         f"{len(milestones)}")
 
 # %% ../nbs/03_optim.ipynb #004b92d2
 class SequentialLR(LRScheduler):
@@ -840,24 +956,29 @@ class SequentialLR(LRScheduler):
 
 # %% ../nbs/03_optim.ipynb #69fcb4ce
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
-    "Scale all gradients in place so that their global norm is at most `max_norm`; return the norm before."
+    """Scale all gradients in place so that their global norm is at most `max_norm`; return the norm
+    before."""
     params = _parameter_list(parameters)
     grads = [p.grad for p in params if p.grad is not None]
     if not grads: return Tensor(0.0)
     total = _total_norm([g.array for g in grads], float(norm_type))
     if error_if_nonfinite and not math.isfinite(float(total)):
-        raise RuntimeError(f"The total norm of order {float(norm_type)} for gradients from `parameters` is non-finite, "
-                           "so it cannot be clipped. To disable this error and scale the gradients by the non-finite "
-                           "norm anyway, set `error_if_nonfinite=False`")
-    coef = min(max_norm / (total + 1e-6), 1.0)  # always multiply, like PyTorch (no data-dependent branch)
-    with np.errstate(invalid="ignore"):  # an infinite gradient times 0 is NaN, without numpy's warning (as PyTorch)
+        raise RuntimeError(f"The total norm of order {float(norm_type)} for gradients from "
+                           "`parameters` is non-finite, so it cannot be clipped. To disable this "
+                           "error and scale the gradients by the non-finite norm anyway, set "
+                           "`error_if_nonfinite=False`")
+    # always multiply, like PyTorch (no data-dependent branch)
+    coef = min(max_norm / (total + 1e-6), 1.0)
+    # an infinite gradient times 0 is NaN, without numpy's warning (as PyTorch)
+    with np.errstate(invalid="ignore"):
         for g in grads:
             g.array *= coef
             g._version.value += 1
     return Tensor._make(namespace(grads[0].array).asarray(total))
 
 def _total_norm(arrays, p):
-    "The p-norm of the per-array p-norms (that is, of all elements as one vector), in the arrays' dtype."
+    """The p-norm of the per-array p-norms (that is, of all elements as one vector), in the arrays'
+    dtype."""
     xp = namespace(arrays[0])
     if p == math.inf: return max(xp.max(xp.abs(a)) for a in arrays)
     if p == 2.0:
@@ -872,7 +993,8 @@ def _parameter_list(parameters):
     empty_generator = isinstance(parameters, types.GeneratorType)
     params = list(parameters)
     if empty_generator and not params:
-        warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.", stacklevel=3)
+        warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.",
+                      stacklevel=3)
     return params
 
 # %% ../nbs/03_optim.ipynb #c7e19028
@@ -888,7 +1010,8 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
 
 # %% ../nbs/03_optim.ipynb #1fe6c79f
 def accumulate_gradients(loss_fn, micro_batches):
-    "Backward through every micro-batch so that .grad holds the whole batch's mean gradient; return its mean loss."
+    """Backward through every micro-batch so that .grad holds the whole batch's mean gradient;
+    return its mean loss."""
     micro_batches = list(micro_batches)
     sizes = [len(mb[0]) for mb in micro_batches]
     total, equal = sum(sizes), len(set(sizes)) == 1
@@ -906,8 +1029,10 @@ def optimizer_state_bytes(optimizer):
                for g in optimizer.param_groups for p in g["params"])
 
 def held_state_bytes(optimizer):
-    "Bytes of the state tensors the optimizer holds right now (0 before the first step: state is lazy)."
-    return sum(v.array.nbytes for s in optimizer.state.values() for v in s.values() if isinstance(v, Tensor))
+    """Bytes of the state tensors the optimizer holds right now (0 before the first step: state is
+    lazy)."""
+    return sum(v.array.nbytes for s in optimizer.state.values() for v in s.values()
+               if isinstance(v, Tensor))
 
 # %% ../nbs/03_optim.ipynb #de83c64c
 from dataclasses import dataclass
@@ -925,22 +1050,27 @@ class MemoryEstimate:
 
     @classmethod
     def for_params(cls, n_params, states_per_param, bytes_per_value=4, activations=0):
-        "The estimate for `n_params` parameters whose optimizer keeps `states_per_param` arrays each."
+        """The estimate for `n_params` parameters whose optimizer keeps `states_per_param` arrays
+        each."""
         n = int(n_params) * bytes_per_value
         return cls(n, n, n * states_per_param, activations)
 
     def __repr__(self):
-        parts = [f"{k}={_mb(getattr(self, k))}" for k in ("weights", "gradients", "optimizer_state", "activations", "total")]
+        parts = [f"{k}={_mb(getattr(self, k))}"
+                 for k in ("weights", "gradients", "optimizer_state", "activations", "total")]
         return f"MemoryEstimate({', '.join(parts)})"
 
 def _mb(n): return f"{n / 1e6:,.3f} MB"
 
 def memory_estimate(model, optimizer, *inputs, dtype=None):
-    "Training memory of `model` with `optimizer` on a batch `inputs`; `dtype` prices every value at its itemsize."
+    """Training memory of `model` with `optimizer` on a batch `inputs`; `dtype` prices every value
+    at its itemsize."""
     params = list(model.parameters())
-    size = (lambda a: a.size * np.dtype(dtype).itemsize) if dtype is not None else (lambda a: a.nbytes)
+    size = ((lambda a: a.size * np.dtype(dtype).itemsize) if dtype is not None
+            else (lambda a: a.nbytes))
     weights = sum(size(p.array) for p in params)
-    state = sum(len(optimizer.state_names(g)) * size(p.array) for g in optimizer.param_groups for p in g["params"])
+    state = sum(len(optimizer.state_names(g)) * size(p.array) for g in optimizer.param_groups
+                for p in g["params"])
     activations = 0
     if inputs:
         out = model(*inputs)
@@ -963,8 +1093,10 @@ def _saved_arrays(out):
         for t, _ in getattr(node, "_saved", ()):
             if t is not None: found.setdefault(id(_base(t.array)), _base(t.array))
         saved_out = getattr(node, "_output", None)
-        if isinstance(saved_out, tuple): found.setdefault(id(_base(saved_out[0])), _base(saved_out[0]))
-        for v in getattr(node, "__dict__", {}).values():  # arrays kept as ctx attributes (masks, indices)
+        if isinstance(saved_out, tuple):
+            found.setdefault(id(_base(saved_out[0])), _base(saved_out[0]))
+        # arrays kept as ctx attributes (masks, indices)
+        for v in getattr(node, "__dict__", {}).values():
             if hasattr(v, "__array_namespace__"): found.setdefault(id(_base(v)), _base(v))
         stack.extend(node.next_functions)
     return list(found.values())
@@ -979,27 +1111,33 @@ class CancelEpochException(Exception): "Skip the rest of this epoch."
 class CancelFitException(Exception): "Stop training."
 
 class Callback:
-    "Override any event method (before_fit, after_loss, ...); `self.learn` is the Learner it is attached to."
+    """Override any event method (before_fit, after_loss, ...); `self.learn` is the Learner it is
+    attached to."""
     order = 0
     learn = None
 
 class Learner:
-    "Train `model` with `loss_fn` and `optimizer` on batches of (x, y); validate, record, call callbacks."
-    def __init__(self, model, loss_fn, optimizer, train_dl, valid_dl=None, scheduler=None, metrics=(),
+    """Train `model` with `loss_fn` and `optimizer` on batches of (x, y); validate, record, call
+    callbacks."""
+    def __init__(self, model, loss_fn, optimizer, train_dl, valid_dl=None,
+                 scheduler=None, metrics=(),
                  callbacks=(), accumulate=1, scheduler_every="batch", progress=True, verbose=True):
         if scheduler_every not in ("batch", "epoch"):
             raise ValueError(f"scheduler_every must be 'batch' or 'epoch', got {scheduler_every!r}")
         if isinstance(scheduler, ReduceLROnPlateau) and scheduler_every != "epoch":
-            raise ValueError("ReduceLROnPlateau steps once per epoch on a metric: pass scheduler_every='epoch'")
+            raise ValueError("ReduceLROnPlateau steps once per epoch on a metric: pass "
+                             "scheduler_every='epoch'")
         if not (isinstance(accumulate, int) and accumulate >= 1):
-            raise ValueError(f"accumulate must be a positive int (micro-batches per step), got {accumulate!r}")
+            raise ValueError("accumulate must be a positive int (micro-batches per step), got "
+                             f"{accumulate!r}")
         self.model, self.loss_fn, self.opt, self.scheduler = model, loss_fn, optimizer, scheduler
         self.train_dl, self.valid_dl, self.metrics = train_dl, valid_dl, list(metrics)
         self.accumulate, self.scheduler_every = accumulate, scheduler_every
         self.epoch, self.training = 0, False
         self.recorder = Recorder()
         self.callbacks = []
-        self.add_callbacks([self.recorder, ProgressCallback(bar=progress, table=verbose), *callbacks])
+        self.add_callbacks([self.recorder, ProgressCallback(
+            bar=progress, table=verbose), *callbacks])
 
     def add_callbacks(self, callbacks):
         "Attach callbacks (kept sorted by their `order`)."
@@ -1023,7 +1161,8 @@ class Learner:
                     self("before_epoch")
                     self._train_epoch()
                     self._validate()
-                    if self.scheduler is not None and self.scheduler_every == "epoch": _epoch_step(self)
+                    if self.scheduler is not None and self.scheduler_every == "epoch":
+                        _epoch_step(self)
                     self.epoch += 1
                     self("after_epoch")
                 except CancelEpochException: self.epoch += 1
@@ -1052,7 +1191,8 @@ class Learner:
         self.training = False
 
     def _backward(self, first):
-        "Backward with weight n/(k·n₀) (n₀: the group's first micro-batch); `_step` rescales the group to its share."
+        """Backward with weight n/(k·n₀) (n₀: the group's first micro-batch); `_step` rescales the
+        group to its share."""
         n, k = len(self.yb), self.accumulate
         if k == 1: return self.loss.backward()
         if first: self._n_first, self._n_group = n, 0
@@ -1061,13 +1201,15 @@ class Learner:
 
     def _step(self):
         if self.accumulate > 1 and self._n_group != self.accumulate * self._n_first:
-            _scale_grads(self.opt, self.accumulate * self._n_first / self._n_group)  # each micro-batch by its share
+            # each micro-batch by its share
+            _scale_grads(self.opt, self.accumulate * self._n_first / self._n_group)
         self.opt.step()
         self("after_step")
         if self.scheduler is not None and self.scheduler_every == "batch": self.scheduler.step()
 
     def _validate(self):
-        "Mean loss and metrics over the validation batches, weighted by batch size, in eval mode without grad."
+        """Mean loss and metrics over the validation batches, weighted by batch size, in eval mode
+        without grad."""
         self.valid_results = None
         if self.valid_dl is None: return
         self("before_validate")
@@ -1084,9 +1226,11 @@ class Learner:
         self("after_validate")
 
 def _epoch_step(learn):
-    "Step an epoch scheduler; ReduceLROnPlateau gets the validation loss (the training loss without validation)."
+    """Step an epoch scheduler; ReduceLROnPlateau gets the validation loss (the training loss
+    without validation)."""
     if not isinstance(learn.scheduler, ReduceLROnPlateau): return learn.scheduler.step()
-    metric = learn.valid_results[0] if learn.valid_results is not None else np.mean(learn.recorder._epoch_losses)
+    metric = (learn.valid_results[0] if learn.valid_results is not None
+              else np.mean(learn.recorder._epoch_losses))
     learn.scheduler.step(metric)
 
 def _scale_grads(opt, factor):
@@ -1120,7 +1264,8 @@ class Recorder(Callback):
 
     def after_epoch(self):
         learn = self.learn
-        row = {"epoch": learn.epoch - 1, "train_loss": float(np.mean(self._epoch_losses)) if self._epoch_losses else math.nan,
+        row = {"epoch": learn.epoch - 1, "train_loss": float(np.mean(self._epoch_losses))
+               if self._epoch_losses else math.nan,
                "batches": len(self.losses)}
         if learn.valid_results is not None:
             row["valid_loss"] = float(learn.valid_results[0])
@@ -1141,7 +1286,9 @@ class Recorder(Callback):
         if ax is None: _, ax = plt.subplots(figsize=(6, 3.5))
         ax.plot(self.losses, lw=0.8, label="train (per batch)")
         ends = [r["batches"] for r in self.epochs if "valid_loss" in r]
-        if ends: ax.plot(ends, [r["valid_loss"] for r in self.epochs if "valid_loss" in r], "o-", label="valid (per epoch)")
+        if ends:
+            ax.plot(ends, [r["valid_loss"] for r in self.epochs if "valid_loss" in r], "o-",
+                    label="valid (per epoch)")
         ax.set(xlabel="batch", ylabel="loss", yscale="log")
         ax.legend()
         return ax
@@ -1158,7 +1305,8 @@ def _name(metric): return getattr(metric, "__name__", type(metric).__name__)
 
 # %% ../nbs/03_optim.ipynb #22851b54
 class ProgressCallback(Callback):
-    "A fastprogress bar over epochs and batches when available; a printed table of epoch results otherwise."
+    """A fastprogress bar over epochs and batches when available; a printed table of epoch results
+    otherwise."""
     order = 10
     def __init__(self, bar=True, table=True): self.bar, self.table, self.mb = bar, table, None
 
@@ -1213,11 +1361,14 @@ def _set_global_rng_state(state):
     _default_generator.bit_generator.state = json.loads(state)
 
 def _loader_state(dl):
-    "The data-order state of a loader: its state_dict, else its generator's state (None if it has neither)."
+    """The data-order state of a loader: its state_dict, else its generator's state (None if it has
+    neither)."""
     if hasattr(dl, "state_dict"): return dl.state_dict()
     gen = getattr(dl, "generator", None)
-    if hasattr(gen, "get_state"): return gen.get_state()                      # mt.Generator, torch-style
-    if hasattr(gen, "bit_generator"): return json.dumps(gen.bit_generator.state)  # a numpy Generator
+    # mt.Generator, torch-style
+    if hasattr(gen, "get_state"): return gen.get_state()
+    # a numpy Generator
+    if hasattr(gen, "bit_generator"): return json.dumps(gen.bit_generator.state)
     return None
 
 def _set_loader_state(dl, state):
@@ -1227,8 +1378,10 @@ def _set_loader_state(dl, state):
 
 @patch
 def save_checkpoint(self: Learner, path):
-    "Write model, optimizer, scheduler, epoch, history, RNG and data-order state to `path` with mt.save."
-    ckpt = {"epoch": self.epoch, "model": self.model.state_dict(), "optimizer": self.opt.state_dict(),
+    """Write model, optimizer, scheduler, epoch, history, RNG and data-order state to `path` with
+    mt.save."""
+    ckpt = {"epoch": self.epoch, "model": self.model.state_dict(),
+            "optimizer": self.opt.state_dict(),
             "recorder": self.recorder.state_dict(), "rng": _global_rng_state()}
     if self.scheduler is not None: ckpt["scheduler"] = self.scheduler.state_dict()
     if (dl_state := _loader_state(self.train_dl)) is not None: ckpt["train_dl"] = dl_state

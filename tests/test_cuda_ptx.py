@@ -79,8 +79,13 @@ SIGNATURES = {  # kernel -> the argument types it is launched with (dtypes: out 
     "gpu_matmul_naive": [naive_sig(d) for d in FLOATS],
     "gpu_matmul_tiled": [TILED_SIG],
     "gpu_matmul_double_buffered": [TILED_SIG],  # launched by chapter 06's cells and bench/gpu_matmul.py
+    # chapter 06c's warp lessons: launched by its cells with host arrays and Python ints
+    "gpu_strided_read": [(buf(d), buf(d), I64) for d in FLOATS],
+    "gpu_two_paths": [(buf(F32), buf(F32), I64, I64)],
     # device function, compiled on its own with the types the kernels call it with
     "gpu_position_of": [(I64, META, META, I64, I64)],
+    "gpu_strided_index": [(I64, I64, I64)],
+    "gpu_branch_side": [(types.uint32, I64), (types.int32, I64)],
 }
 TILE = kernels.TILE
 SHARED_BYTES = {  # kernels that stage tiles in shared memory: float32 tiles of TILE x TILE, two or four of them
@@ -241,3 +246,18 @@ def test_guarded_float32_math_is_rounded_once_when_stored():
     assert "cvt.f64.f32" in ptx and "cvt.rn.f32.f64" in ptx
     ptx, _ = compile_one("GPU_KERNELS[add]", zip_sig(F32, F32))
     assert not re.search(r"\.f64\b", ptx), "a guard-free row stays in float32"
+
+
+def test_strided_read_loads_one_float_per_thread_from_global_memory():
+    "The index arithmetic is inlined: one ld.global.f32 and one st.global.f32 per element, no call."
+    ptx, _ = compile_one("gpu_strided_read", (buf(F32), buf(F32), I64))
+    assert "ld.global.f32" in ptx and "st.global.f32" in ptx, "a float32 load and store per element"
+    assert "call.uni" not in ptx, "strided_index inlined into the kernel"
+
+def test_two_paths_branches_on_the_thread_index():
+    """The two loops of gpu_two_paths stay two loops behind a branch on %tid.x (what makes a warp whose threads
+    disagree run both), and each multiply-add is one fused fma.rn.f32."""
+    ptx, _ = compile_one("gpu_two_paths", (buf(F32), buf(F32), I64, I64))
+    assert "%tid.x" in ptx
+    assert re.search(r"@%p\d+ bra", ptx), "a conditional branch"
+    assert ptx.count("fma.rn.f32") >= 2, "one fused multiply-add in each loop"

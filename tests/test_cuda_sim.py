@@ -11,6 +11,22 @@ def test_cuda_kernels_under_the_simulator():
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "12 simulator checks passed" in result.stdout, result.stdout
 
+def test_warp_kernels_under_the_simulator():
+    "06c's strided read (coalesced or not) and two-path kernel (divergent or not) against numpy."
+    script = Path(__file__).with_name("cuda_sim_warps.py")
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "warp kernels: 6 simulator checks passed" in result.stdout, result.stdout
+
+def test_warp_models_match_the_kernels_index_functions():
+    "The chapter's address and branch models use the kernels' own index functions (plain Python on the host)."
+    from minitorch_nb.backends.cuda import strided_index, branch_side
+    n = 1024
+    assert [strided_index(t, n, 32) for t in range(32)] == [32 * t for t in range(32)]
+    assert sorted(strided_index(i, n, 8) for i in range(n)) == list(range(n))
+    assert {branch_side(t, 1) for t in range(32)} == {0, 1} and {branch_side(t, 32) for t in range(32)} == {0}
+
 def test_streams_and_events_without_cuda_say_so():
     import pytest
     import minitorch_nb as mt

@@ -48,6 +48,7 @@ if command -v quarto >/dev/null 2>&1; then
   echo "build_book: rendering with nbdev + Quarto ($(quarto --version))"
   # = nbdev_docs without its nbdev_readme/nbdev_contributing steps, which would overwrite README.md
   .venv/bin/nbdev_proc_nbs
+  rm -rf _proc/katex && cp -r tools/site/katex _proc/katex  # math from the shipped KaTeX (_quarto.yml), no CDN
   (cd _proc && quarto render --no-cache)
   rm -rf _docs
   mv _proc/_docs _docs

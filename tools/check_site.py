@@ -14,6 +14,8 @@
    - the page has the search box; on the front page, searching finds "im2col" and "roofline" in chapters;
    - no code or output block needs horizontal scrolling (both wrap); code lines over 100 columns are
      reported (and fail with --strict-code);
+   - every figure of a cell's output has a caption (a `<figcaption>`, or a paragraph starting "Figure" right
+     after the cell);
    - a full-page screenshot goes to `site_check/<page>.png` (non-blank).
    Chromium is installed with apt-get (Debian's `chromium` package) when no chromium is on PATH.
 
@@ -161,6 +163,18 @@ _PAGE_PROBE = r"""(() => {
     if (pre.closest('.cell-output')) out.wideOutputs.push(item); else out.wideCode.push(item);
   });
   document.querySelectorAll('main img').forEach(img => { if (!img.complete || img.naturalWidth === 0) out.images.push(img.getAttribute('src')); });
+  // a figure's caption: its <figcaption> (tools/render_site.py), or a paragraph starting "Figure" right after the
+  // cell (Quarto renders the book's caption cells that way)
+  out.figures = 0; out.uncaptioned = [];
+  document.querySelectorAll('main .cell-output-display img').forEach(img => {
+    out.figures++;
+    const cap = img.closest('figure') && img.closest('figure').querySelector('figcaption');
+    const cell = img.closest('.cell');
+    const next = cell && cell.nextElementSibling;
+    const after = next && /^\s*Figure\b/.test(next.textContent) ? next.textContent : '';
+    if (!((cap && cap.textContent.trim().length > 20) || after.length > 20))
+      out.uncaptioned.push(img.getAttribute('src'));
+  });
   return out;
 })()"""
 
@@ -206,6 +220,7 @@ def check_in_browser(chromium: str, site: Path, shots: Path, strict_code: bool) 
             for t in r['rawMd'][:10]: errors.append(f'{name}: raw markdown emphasis in the text: {t!r}')
             for w in r['wideOutputs'][:10]: errors.append(f'{name}: output block wider than the column by {w["over"]} px: {w["first"]!r}')
             for src in r['images']: errors.append(f'{name}: image does not load: {src}')
+            for src in r['uncaptioned']: errors.append(f'{name}: figure without a caption: {src}')
             if r['wideCode']:
                 longest = max(w['longest'] for w in r['wideCode'])
                 errors.append(f'{name}: {len(r["wideCode"])} code block(s) need horizontal scrolling at 1400 px '
@@ -225,7 +240,8 @@ def check_in_browser(chromium: str, site: Path, shots: Path, strict_code: bool) 
             scale = b.screenshot(str(out))
             errors += png_problems(out)
             shown = out.relative_to(ROOT) if out.is_relative_to(ROOT) else out
-            print(f'check_site: looked at {name} ({r["math"]} math elements, {len(r["wideCode"])} wide code block(s)); '
+            print(f'check_site: looked at {name} ({r["math"]} math elements, {r["figures"]} figure(s), '
+                  f'{len(r["wideCode"])} wide code block(s)); '
                   f'full-page screenshot {shown}' + (f' at {scale:.0%}' if scale < 1 else ''), flush=True)
     finally:
         b.close()

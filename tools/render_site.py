@@ -23,7 +23,10 @@ the same notebooks with what the Python environment has:
 Rendering fixes on the way: carriage returns in stream outputs are applied as a terminal would (a
 progress bar leaves its final state, not every redraw); `show_doc` blocks show classes as `class X(...)`,
 drop nbdev's `:NoneType` annotations and do not repeat an inherited docstring on every subclass;
-`#| gpu` cells say that they run only where a GPU is present.
+`#| gpu` cells say that they run only where a GPU is present. Figures get captions: a markdown cell right
+after a cell with a figure that starts with **Figure.** (the book's way: it reads as a caption in Jupyter, and
+as a paragraph under the figure in Quarto) becomes the numbered `<figcaption>` of the cell's last image, as
+does a Quarto `#| fig-cap:` option.
 
 Usage: .venv/bin/python tools/render_site.py [--out _docs] [--jobs 2]
 """
@@ -151,7 +154,7 @@ class PageWriter:
     def __init__(self, stem: str, out: Path, gpu_sources=frozenset(), lookup=None):
         self.stem, self.out, self.gpu_sources, self.lookup = stem, out, gpu_sources, lookup or (lambda name: None)
         self.files_rel = f'{stem}_files'
-        self.n_files = 0
+        self.n_files = self.n_figures = 0
 
     def _write_file(self, sub: str, name: str, data: bytes) -> str:
         d = self.out / self.files_rel / sub
@@ -169,11 +172,16 @@ class PageWriter:
             if m:
                 fm = yaml.safe_load(m.group(1)) or {}
                 cells = cells[1:]
-        parts = []
+        parts, captioned = [], set()
         for i, cell in enumerate(cells):
             kind = cell.get('cell_type')
+            if i in captioned: continue
             if kind == 'markdown': parts.append(self.md_cell(cell, i))
-            elif kind == 'code': parts.append(self.code_cell(cell, i))
+            elif kind == 'code':
+                nxt = cells[i + 1] if i + 1 < len(cells) else None
+                caption = figure_caption(nxt) if nxt and _has_image(cell) else None
+                if caption is not None: captioned.add(i + 1)
+                parts.append(self.code_cell(cell, i, caption))
             elif kind == 'raw':
                 fmt = (cell.get('metadata') or {}).get('format', '')
                 if 'html' in fmt: parts.append(_raw_html(_text(cell.get('source'))))
@@ -189,8 +197,9 @@ class PageWriter:
                     break
         return src
 
-    def code_cell(self, cell: dict, i: int) -> str:
+    def code_cell(self, cell: dict, i: int, caption: str | None = None) -> str:
         opts, code = _quarto_options(_text(cell.get('source')))
+        if caption is None and opts.get('fig-cap'): caption = str(opts['fig-cap'])
         if opts.get('include') is False: return ''
         lang = (cell.get('metadata') or {}).get('language') or 'python'
         body = []
@@ -204,8 +213,11 @@ class PageWriter:
             else:
                 body.append(block)
         if opts.get('output', True) is not False:
-            for j, o in enumerate(cell.get('outputs') or []):
-                r = self.output(o, i, j, asis=opts.get('output') == 'asis')
+            outs = cell.get('outputs') or []
+            last_image = max((j for j, o in enumerate(outs) if _image_mime(o)), default=None)
+            for j, o in enumerate(outs):
+                cap = caption if j == last_image else None
+                r = self.output(o, i, j, asis=opts.get('output') == 'asis', caption=cap)
                 if r: body.append(r)
         if not body: return ''
         if code.strip() in self.gpu_sources:
@@ -217,7 +229,7 @@ class PageWriter:
             return _div('.cell .gpu-cell', '\n'.join(body), colons=4)
         return _div('.cell', '\n'.join(body), colons=4)
 
-    def output(self, o: dict, i: int, j: int, asis: bool) -> str:
+    def output(self, o: dict, i: int, j: int, asis: bool, caption: str | None = None) -> str:
         t = o.get('output_type')
         if t == 'stream':
             txt = apply_carriage_returns(_re_ansi.sub('', _text(o.get('text'))))
@@ -234,10 +246,12 @@ class PageWriter:
             if mime in data:
                 rel = self._write_file('figure-html', f'cell-{i}-output-{j}.{ext}', base64.b64decode(_text(data[mime])))
                 width = (meta.get(mime) or {}).get('width')  # retina figures carry their display width
+                if caption is not None: return _div('.cell-output .cell-output-display', self.figure(rel, width, caption))
                 img = f'![]({rel}){{width={int(width)}}}' if width else f'![]({rel})'
                 return _div('.cell-output .cell-output-display', img)
         if 'image/svg+xml' in data:
             rel = self._write_file('figure-html', f'cell-{i}-output-{j}.svg', _text(data['image/svg+xml']).encode())
+            if caption is not None: return _div('.cell-output .cell-output-display', self.figure(rel, None, caption))
             return _div('.cell-output .cell-output-display', f'![]({rel})')
         if 'text/markdown' in data:
             md = _text(data['text/markdown'])
@@ -251,6 +265,45 @@ class PageWriter:
             txt = _re_ansi.sub('', _text(data['text/plain']))
             return _div('.cell-output .cell-output-display', _code_block(txt))
         return ''
+
+    def figure(self, rel: str, width, caption: str) -> str:
+        "A numbered <figure>: the image, then its caption (markdown: math and citations work in it)."
+        self.n_figures += 1
+        alt = html.escape(_plain(caption), quote=True)
+        size = f' width="{int(width)}"' if width else ''
+        return '\n'.join([_raw_html(f'<figure class="book-figure"><img src="{html.escape(rel, quote=True)}" '
+                                     f'alt="{alt}"{size}><figcaption>'),
+                          f'[Figure {self.n_figures}.]{{.figure-number}} {caption.strip()}\n',
+                          _raw_html('</figcaption></figure>')])
+
+
+_re_caption = re.compile(r'^\s*\*\*Figure\.?\*\*\s*')
+
+
+def figure_caption(cell: dict) -> str | None:
+    """The caption of the figure above, when `cell` is a markdown cell that starts with **Figure.** (how the
+    book writes a caption, readable in Jupyter and on either site), without that marker; else None."""
+    if cell.get('cell_type') != 'markdown': return None
+    src = _text(cell.get('source'))
+    m = _re_caption.match(src)
+    return src[m.end():].strip() if m and src[m.end():].strip() else None
+
+
+def _image_mime(o: dict) -> str | None:
+    data = o.get('data') or {}
+    return next((m for m in ('image/png', 'image/jpeg', 'image/gif', 'image/svg+xml') if m in data), None)
+
+
+def _has_image(cell: dict) -> bool:
+    return cell.get('cell_type') == 'code' and any(_image_mime(o) for o in cell.get('outputs') or [])
+
+
+def _plain(md: str) -> str:
+    "Markdown caption -> plain text for an alt attribute (marks, citations and math delimiters dropped)."
+    t = re.sub(r'\[@[^\]]*\]', '', md)
+    t = re.sub(r'\[([^\]]*)\]\([^)]*\)', r'\1', t)
+    t = re.sub(r'[*_`$\\]', '', t)
+    return ' '.join(t.split())
 
 
 def apply_carriage_returns(txt: str) -> str:
@@ -307,8 +360,17 @@ def _escape_docstring_stars(md: str) -> str:
             p = p.replace('*', '\\*')
             return re.sub(r'(?<![\w\\])_+|_+(?![\w])', lambda m: '\\_' * len(m.group()), p)
         return ''.join(p if p.startswith('`') else one(p) for p in parts)
+    # nbdev emphasises the first line of a docstring only: a docstring wrapped over several lines would
+    # show half a sentence in italics, so the lines of its first paragraph join the emphasis
+    raw = rest.split('\n')
+    for k, line in enumerate(raw):
+        if re.match(r'^\*[^*].*\*$', line):
+            j = k + 1
+            while j < len(raw) and raw[j].strip() and not re.match(r'^\s*([-*|>#]|```|\d+\.)', raw[j]): j += 1
+            if j > k + 1: raw[k:j] = ['*' + ' '.join([line[1:-1]] + [r.strip() for r in raw[k + 1:j]]) + '*']
+            break
     lines = []
-    for line in rest.split('\n'):
+    for line in raw:
         m = re.match(r'^\*(.*)\*$', line)
         if m and not m.group(1).startswith('*'): lines.append('*' + esc(m.group(1)) + '*')
         elif re.match(r'^\s*\* ', line):

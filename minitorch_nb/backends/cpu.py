@@ -38,12 +38,15 @@ from pathlib import Path
 import numpy as np
 import numba
 from numba import njit, prange
-from ..ndarray import NDArray, NumpyBackend, OPS, register_backend, from_numpy, as_numpy_view
+from ..ndarray import (NDArray, NumpyBackend, OPS, register_backend,
+                                  from_numpy, as_numpy_view)
 
 # %% ../../nbs/06a_cpu_kernels.ipynb #a4adc8aa
 def position_of(ordinal, shape, strides, offset, ndim):
-    "Buffer position of the `ordinal`-th element (row-major order) of the first `ndim` dimensions of (shape, strides)."
-    cur = ordinal + 0  # a copy: Numba's prange forbids reassigning a loop index, even inside an inlined helper
+    """Buffer position of the `ordinal`-th element (row-major order) of the first `ndim` dimensions
+    of (shape, strides)."""
+    # a copy: Numba's prange forbids reassigning a loop index, even inside an inlined helper
+    cur = ordinal + 0
     pos = offset + 0
     for d in range(ndim - 1, -1, -1):
         pos += (cur % shape[d]) * strides[d]
@@ -53,8 +56,9 @@ def position_of(ordinal, shape, strides, offset, ndim):
 cpu_position_of = njit(inline="always")(position_of)
 
 def coalesce(shape, *strides):
-    """Drop size-1 dimensions and merge neighbours that are contiguous for every operand, so kernels run
-    fewer, longer inner loops. Returns int64 arrays: the shape, then one strides array per operand."""
+    """Drop size-1 dimensions and merge neighbours that are contiguous for every operand, so kernels
+    run fewer, longer inner loops. Returns int64 arrays: the shape, then one strides array per
+    operand."""
     merged = []
     for d, n in enumerate(shape):
         if n == 1: continue
@@ -68,13 +72,17 @@ def coalesce(shape, *strides):
             *(np.array([ss[i] for _, ss in merged], np.int64) for i in range(len(strides))))
 
 # %% ../../nbs/06a_cpu_kernels.ipynb #87f72774
-CHUNK = 8192  # elements per parallel task: enough to amortise scheduling, small enough to share out over the cores
-GATHER = 32  # elements copied at a time from a strided input: a few vector steps, and short enough that the loads
-             # of the next piece still overlap the arithmetic of this one (longer pieces lose that on a transpose)
+# elements per parallel task: enough to amortise scheduling, few enough to share out over the cores
+CHUNK = 8192
+# elements copied at a time from a strided input: a few vector steps, and short enough that the
+# loads of the next piece still overlap the arithmetic of this one (longer ones lose that on a
+# transpose)
+GATHER = 32
 
 @njit(inline="always")
 def split_rows(shape, chunk):
-    "Rows (all dimensions but the last), chunks per row and row length of a parallel elementwise loop."
+    """Rows (all dimensions but the last), chunks per row and row length of a parallel elementwise
+    loop."""
     nd = shape.size
     rows = 1
     for d in range(nd - 1): rows *= shape[d]
@@ -83,7 +91,8 @@ def split_rows(shape, chunk):
 
 @njit(inline="always")
 def map_loop(fn, out, o_str, o_off, a, a_str, a_off, shape):
-    "out = fn(a) elementwise: parallel over (row, chunk) tasks; a unit-stride chunk runs as a flat, vectorised loop."
+    """out = fn(a) elementwise: parallel over (row, chunk) tasks; a unit-stride chunk runs as a
+    flat, vectorised loop."""
     rows, chunks, inner = split_rows(shape, CHUNK)
     nd = shape.size
     so, sa = o_str[nd - 1], a_str[nd - 1]
@@ -93,10 +102,12 @@ def map_loop(fn, out, o_str, o_off, a, a_str, a_off, shape):
         hi = min(lo + CHUNK, inner)
         po = cpu_position_of(row, shape, o_str, o_off, nd - 1)
         pa = cpu_position_of(row, shape, a_str, a_off, nd - 1)
-        if so == 1 and sa == 1:  # slices start at 0, so Numba drops its negative-index checks and LLVM vectorises
+        # slices start at 0, so Numba drops its negative-index checks and LLVM vectorises
+        if so == 1 and sa == 1:
             o, x = out[po + lo:po + hi], a[pa + lo:pa + hi]
             for k in range(hi - lo): o[k] = fn(x[k])
-        elif so == 1:  # a strided input: copied GATHER elements at a time into x, then the same vectorised loop
+        # a strided input: copied GATHER elements at a time into x, then the same vectorised loop
+        elif so == 1:
             o, x = out[po + lo:po + hi], np.empty(GATHER, a.dtype)
             for s in range(0, hi - lo, GATHER):
                 w, piece = min(GATHER, hi - lo - s), o[s:s + GATHER]
@@ -128,15 +139,18 @@ def zip_loop(fn, out, o_str, o_off, a, a_str, a_off, b, b_str, b_off, shape):
             for k in range(lo, hi): out[po + k * so] = fn(a[pa + k * sa], b[pb + k * sb])
 
 # %% ../../nbs/06a_cpu_kernels.ipynb #9e4b3391
-inline = njit(inline="always")  # compiled into the loop that calls it, as if its body were written there
+# compiled into the loop that calls it, as if its body were written there
+inline = njit(inline="always")
 inline_identity = inline(lambda x: x)
 
 def scalars(*names):
-    "The scalar functions of the op table's rows `names`, compiled to be inlined into a kernel's loop."
+    """The scalar functions of the op table's rows `names`, compiled to be inlined into a kernel's
+    loop."""
     return [inline(OPS[name].scalar) for name in names]
 
 # %% ../../nbs/06a_cpu_kernels.ipynb #9531ea14
-PAR = dict(parallel=True, cache=True)  # module-level + cache=True: compiled once, then loaded from __pycache__
+# module-level + cache=True: compiled once, then loaded from __pycache__
+PAR = dict(parallel=True, cache=True)
 
 negative_, positive_, abs_, square_, sign_, invert_, logical_not_ = scalars(
     "negative", "positive", "abs", "square", "sign", "invert", "logical_not")
@@ -153,9 +167,11 @@ def sign_kernel(o, so, oo, a, sa, ao, shape): map_loop(sign_, o, so, oo, a, sa, 
 @njit(**PAR)
 def invert_kernel(o, so, oo, a, sa, ao, shape): map_loop(invert_, o, so, oo, a, sa, ao, shape)
 @njit(**PAR)
-def logical_not_kernel(o, so, oo, a, sa, ao, shape): map_loop(logical_not_, o, so, oo, a, sa, ao, shape)
+def logical_not_kernel(o, so, oo, a, sa, ao, shape):
+    map_loop(logical_not_, o, so, oo, a, sa, ao, shape)
 
-exp_, expm1_, log_, log1p_, log2_, log10_, sqrt_ = scalars("exp", "expm1", "log", "log1p", "log2", "log10", "sqrt")
+exp_, expm1_, log_, log1p_, log2_, log10_, sqrt_ = scalars("exp", "expm1", "log", "log1p", "log2",
+                                                           "log10", "sqrt")
 @njit(**PAR)
 def exp_kernel(o, so, oo, a, sa, ao, shape): map_loop(exp_, o, so, oo, a, sa, ao, shape)
 @njit(**PAR)
@@ -185,7 +201,8 @@ def cosh_kernel(o, so, oo, a, sa, ao, shape): map_loop(cosh_, o, so, oo, a, sa, 
 @njit(**PAR)
 def tanh_kernel(o, so, oo, a, sa, ao, shape): map_loop(tanh_, o, so, oo, a, sa, ao, shape)
 
-floor_, ceil_, rint_, isnan_, isinf_, isfinite_ = scalars("floor", "ceil", "rint", "isnan", "isinf", "isfinite")
+floor_, ceil_, rint_, isnan_, isinf_, isfinite_ = scalars("floor", "ceil", "rint", "isnan",
+                                                          "isinf", "isfinite")
 @njit(**PAR)
 def floor_kernel(o, so, oo, a, sa, ao, shape): map_loop(floor_, o, so, oo, a, sa, ao, shape)
 @njit(**PAR)
@@ -219,92 +236,124 @@ def trunc_kernel(o, so, oo, a, sa, ao, shape): map_loop(trunc_, o, so, oo, a, sa
 def exp2_kernel(o, so, oo, a, sa, ao, shape): map_loop(exp2_, o, so, oo, a, sa, ao, shape)
 
 # %% ../../nbs/06a_cpu_kernels.ipynb #b948e536
-add_, subtract_, multiply_, divide_, power_, floor_divide_, remainder_, arctan2_, maximum_, minimum_ = scalars(
-    "add", "subtract", "multiply", "divide", "power", "floor_divide", "remainder", "arctan2", "maximum", "minimum")
+(add_, subtract_, multiply_, divide_, power_, floor_divide_, remainder_, arctan2_, maximum_,
+ minimum_) = scalars(
+    "add", "subtract", "multiply", "divide", "power", "floor_divide", "remainder", "arctan2",
+    "maximum", "minimum")
 @njit(**PAR)
-def add_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(add_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def add_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(add_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 @njit(**PAR)
-def subtract_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(subtract_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def subtract_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(subtract_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 @njit(**PAR)
-def multiply_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(multiply_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def multiply_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(multiply_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 @njit(**PAR)
-def divide_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(divide_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def divide_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(divide_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 @njit(**PAR)
-def power_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(power_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def power_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(power_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 @njit(**PAR)
-def floor_divide_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(floor_divide_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def floor_divide_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(floor_divide_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 @njit(**PAR)
-def remainder_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(remainder_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def remainder_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(remainder_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 @njit(**PAR)
-def arctan2_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(arctan2_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def arctan2_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(arctan2_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 @njit(**PAR)
-def maximum_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(maximum_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def maximum_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(maximum_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 @njit(**PAR)
-def minimum_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(minimum_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def minimum_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(minimum_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 
 fmod_, copysign_, logaddexp_, logaddexp2_ = scalars("fmod", "copysign", "logaddexp", "logaddexp2")
 @njit(**PAR)
-def fmod_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(fmod_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def fmod_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(fmod_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 @njit(**PAR)
-def copysign_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(copysign_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def copysign_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(copysign_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 @njit(**PAR)
-def logaddexp_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(logaddexp_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def logaddexp_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(logaddexp_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 @njit(**PAR)
-def logaddexp2_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(logaddexp2_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def logaddexp2_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(logaddexp2_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 
 equal_, not_equal_, less_, less_equal_, greater_, greater_equal_ = scalars(
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
 @njit(**PAR)
-def equal_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(equal_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def equal_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(equal_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 @njit(**PAR)
-def not_equal_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(not_equal_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def not_equal_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(not_equal_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 @njit(**PAR)
-def less_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(less_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def less_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(less_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 @njit(**PAR)
-def less_equal_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(less_equal_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def less_equal_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(less_equal_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 @njit(**PAR)
-def greater_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(greater_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def greater_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(greater_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 @njit(**PAR)
-def greater_equal_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(greater_equal_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def greater_equal_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(greater_equal_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 
 logical_and_, logical_or_, logical_xor_, bitwise_and_, bitwise_or_, bitwise_xor_ = scalars(
     "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor")
 @njit(**PAR)
-def logical_and_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(logical_and_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def logical_and_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(logical_and_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 @njit(**PAR)
-def logical_or_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(logical_or_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def logical_or_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(logical_or_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 @njit(**PAR)
-def logical_xor_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(logical_xor_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def logical_xor_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(logical_xor_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 @njit(**PAR)
-def bitwise_and_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(bitwise_and_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def bitwise_and_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(bitwise_and_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 @njit(**PAR)
-def bitwise_or_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(bitwise_or_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def bitwise_or_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(bitwise_or_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 @njit(**PAR)
-def bitwise_xor_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape): zip_loop(bitwise_xor_, o, so, oo, a, sa, ao, b, sb, bo, shape)
+def bitwise_xor_kernel(o, so, oo, a, sa, ao, b, sb, bo, shape):
+    zip_loop(bitwise_xor_, o, so, oo, a, sa, ao, b, sb, bo, shape)
 
 def kernels_of(kind):
     "Op name -> this module's `<name>_kernel`, for every row of `kind` in the op table."
     found = {name: globals().get(f"{name}_kernel") for name, op in OPS.items() if op.kind == kind}
     missing = [name for name, kernel in found.items() if kernel is None]
-    if missing: raise NotImplementedError(f"op table rows without a CPU kernel: {missing}; each needs a "
-                                          "module-level `<name>_kernel` beside the others")
+    if missing:
+        raise NotImplementedError(f"op table rows without a CPU kernel: {missing}; each needs a "
+                                  "module-level `<name>_kernel` beside the others")
     return found
 
 MAP_KERNELS, ZIP_KERNELS = kernels_of("unary"), kernels_of("binary")
 
 # %% ../../nbs/06a_cpu_kernels.ipynb #7acb89f3
 def scalar_fingerprint(ops=None):
-    "A hash of the op table's scalar functions: their bytecode, their constants and the numbers they read."
+    """A hash of the op table's scalar functions: their bytecode, their constants and the numbers
+    they read."""
     h = hashlib.sha256()
     for name, op in sorted((OPS if ops is None else ops).items()):
         code = op.scalar.__code__
-        numbers = [v for v in map(op.scalar.__globals__.get, code.co_names) if isinstance(v, (int, float))]
+        numbers = [v for v in map(op.scalar.__globals__.get, code.co_names)
+                   if isinstance(v, (int, float))]
         h.update(repr((name, code.co_code, code.co_consts, code.co_names, numbers)).encode())
     return h.hexdigest()
 
 def drop_stale_cache(kernel=None):
-    """Forget this module's cached kernels if the op table's scalar functions changed since they were cached
-    (Numba checks a cached kernel against its own file only). Returns True if it dropped them."""
+    """Forget this module's cached kernels if the op table's scalar functions changed since they
+    were cached (Numba checks a cached kernel against its own file only). Returns True if it dropped
+    them."""
     kernel = add_kernel if kernel is None else kernel
     cache, stamp = Path(kernel.stats.cache_path), scalar_fingerprint()
     mark = cache / f"{Path(kernel.py_func.__code__.co_filename).stem}.op_table"
@@ -345,9 +394,11 @@ def take_kernel(out, o_off, a, pos):
     "Gather: out[o_off + i] = a[pos[i]]."
     for i in prange(pos.size): out[o_off + i] = a[pos[i]]
 
-@njit(cache=True, error_model="numpy")  # serial: without it, Numba raises where numpy gives inf or nan
+# serial: without it, Numba raises where numpy gives inf or nan
+@njit(cache=True, error_model="numpy")
 def put_kernel(a, pos, values, v_str, v_off, shape, accumulate):
-    "Scatter: a[pos[i]] = values[i] (the last write wins) or += (repeats add up). Serial: repeats would race."
+    """Scatter: a[pos[i]] = values[i] (the last write wins) or += (repeats add up). Serial: repeats
+    would race."""
     nd = shape.size
     for i in range(pos.size):
         v = values[cpu_position_of(i, shape, v_str, v_off, nd)]
@@ -357,10 +408,10 @@ def put_kernel(a, pos, values, v_str, v_off, shape, accumulate):
 # %% ../../nbs/06a_cpu_kernels.ipynb #9ab8d2a0
 @njit(inline="always")
 def reduce_loop(fn, out, o_str, o_off, a, a_str, a_off, shape, n, step, chunk):
-    """Fold the n elements of a along one dimension (stride `step`) into out, which holds the start values;
-    shape/o_str/a_str describe the kept dimensions. Two loop orders, so the inner loop runs along memory:
-    if the reduced dimension is the innermost, each output walks it; otherwise rows of outputs are updated
-    together, one slice of the reduced dimension at a time."""
+    """Fold the n elements of a along one dimension (stride `step`) into out, which holds the start
+    values; shape/o_str/a_str describe the kept dimensions. Two loop orders, so the inner loop runs
+    along memory: if the reduced dimension is the innermost, each output walks it; otherwise rows of
+    outputs are updated together, one slice of the reduced dimension at a time."""
     nd = shape.size
     if abs(step) <= abs(a_str[nd - 1]) or shape[nd - 1] == 1:
         total = 1
@@ -386,7 +437,8 @@ def reduce_loop(fn, out, o_str, o_off, a, a_str, a_off, shape, n, step, chunk):
             pa = cpu_position_of(row, shape, a_str, a_off, nd - 1)
             if so == 1 and sa == 1:
                 o, w, k = out[po + lo:po + hi], hi - lo, 0
-                while k + 4 <= n:  # four input rows per pass: the outputs are loaded and stored 4x less often
+                # four input rows per pass: the outputs are loaded and stored 4x less often
+                while k + 4 <= n:
                     p0 = pa + k * step + lo
                     x0, x1 = a[p0:p0 + w], a[p0 + step:p0 + step + w]
                     x2, x3 = a[p0 + 2 * step:p0 + 2 * step + w], a[p0 + 3 * step:p0 + 3 * step + w]
@@ -400,26 +452,35 @@ def reduce_loop(fn, out, o_str, o_off, a, a_str, a_off, shape, n, step, chunk):
                     pk = pa + k * step
                     for j in range(lo, hi): out[po + j * so] = fn(out[po + j * so], a[pk + j * sa])
 
-sum_, prod_, max_, min_, any_, all_ = scalars("sum", "prod", "max", "min", "any", "all")  # acc = f(acc, x)
+# acc = f(acc, x)
+sum_, prod_, max_, min_, any_, all_ = scalars("sum", "prod", "max", "min", "any", "all")
 
-@njit(parallel=True, cache=True, fastmath={"reassoc"})  # reassociation lets LLVM keep several partial sums (SIMD)
-def sum_kernel(o, so, oo, a, sa, ao, shape, n, step, chunk): reduce_loop(sum_, o, so, oo, a, sa, ao, shape, n, step, chunk)
+# reassociation lets LLVM keep several partial sums (SIMD)
+@njit(parallel=True, cache=True, fastmath={"reassoc"})
+def sum_kernel(o, so, oo, a, sa, ao, shape, n, step, chunk):
+    reduce_loop(sum_, o, so, oo, a, sa, ao, shape, n, step, chunk)
 @njit(**PAR)
-def prod_kernel(o, so, oo, a, sa, ao, shape, n, step, chunk): reduce_loop(prod_, o, so, oo, a, sa, ao, shape, n, step, chunk)
+def prod_kernel(o, so, oo, a, sa, ao, shape, n, step, chunk):
+    reduce_loop(prod_, o, so, oo, a, sa, ao, shape, n, step, chunk)
 @njit(**PAR)
-def max_kernel(o, so, oo, a, sa, ao, shape, n, step, chunk): reduce_loop(max_, o, so, oo, a, sa, ao, shape, n, step, chunk)
+def max_kernel(o, so, oo, a, sa, ao, shape, n, step, chunk):
+    reduce_loop(max_, o, so, oo, a, sa, ao, shape, n, step, chunk)
 @njit(**PAR)
-def min_kernel(o, so, oo, a, sa, ao, shape, n, step, chunk): reduce_loop(min_, o, so, oo, a, sa, ao, shape, n, step, chunk)
+def min_kernel(o, so, oo, a, sa, ao, shape, n, step, chunk):
+    reduce_loop(min_, o, so, oo, a, sa, ao, shape, n, step, chunk)
 @njit(**PAR)
-def any_kernel(o, so, oo, a, sa, ao, shape, n, step, chunk): reduce_loop(any_, o, so, oo, a, sa, ao, shape, n, step, chunk)
+def any_kernel(o, so, oo, a, sa, ao, shape, n, step, chunk):
+    reduce_loop(any_, o, so, oo, a, sa, ao, shape, n, step, chunk)
 @njit(**PAR)
-def all_kernel(o, so, oo, a, sa, ao, shape, n, step, chunk): reduce_loop(all_, o, so, oo, a, sa, ao, shape, n, step, chunk)
+def all_kernel(o, so, oo, a, sa, ao, shape, n, step, chunk):
+    reduce_loop(all_, o, so, oo, a, sa, ao, shape, n, step, chunk)
 
 REDUCE_KERNELS = kernels_of("reduce")
 
 @njit(**PAR)
 def arg_reduce_kernel(is_max, out, o_str, o_off, a, a_str, a_off, shape, n, step):
-    "Index along the reduced dimension of the largest (smallest) element; the first one on ties, NaN wins."
+    """Index along the reduced dimension of the largest (smallest) element; the first one on ties,
+    NaN wins."""
     nd = shape.size
     total = 1
     for d in range(nd): total *= shape[d]
@@ -435,8 +496,9 @@ def arg_reduce_kernel(is_max, out, o_str, o_off, a, a_str, a_off, shape, n, step
 # %% ../../nbs/06a_cpu_kernels.ipynb #c99378a7
 @njit(parallel=True, cache=True)
 def matmul_strided_kernel(out, o_str, o_off, a, a_str, a_off, b, b_str, b_off, batch, m, n, k):
-    """out[z, i, j] = sum_t a[z, i, t] * b[z, t, j] for any strides (the last three entries of each strides
-    array are for batch z, row and column). Loop order i-t-j: the inner loop walks a row of out and of b."""
+    """out[z, i, j] = sum_t a[z, i, t] * b[z, t, j] for any strides (the last three entries of each
+    strides array are for batch z, row and column). Loop order i-t-j: the inner loop walks a row of
+    out and of b."""
     nb = batch.size
     total = m
     for d in range(nb): total *= batch[d]
@@ -455,9 +517,10 @@ TILE_I, TILE_K, TILE_J = 64, 128, 256  # a 128 x 256 float32 block of b is 128 K
 
 @njit(inline="always")
 def tiled_matmul_loops(out, a, b, tile_i, tile_k, tile_j):
-    """The loops of the tiled GEMM for 2-D contiguous arrays: each parallel task owns a block of tile_i rows of
-    out and sweeps (tile_k x tile_j) blocks of b, which stay in cache while every row of the block uses them;
-    rows go four at a time, so each element of b loaded feeds four multiply-adds."""
+    """The loops of the tiled GEMM for 2-D contiguous arrays: each parallel task owns a block of
+    tile_i rows of out and sweeps (tile_k x tile_j) blocks of b, which stay in cache while every row
+    of the block uses them; rows go four at a time, so each element of b loaded feeds four
+    multiply-adds."""
     m, k = a.shape
     n = b.shape[1]
     for it in prange((m + tile_i - 1) // tile_i):
@@ -471,9 +534,11 @@ def tiled_matmul_loops(out, a, b, tile_i, tile_k, tile_j):
                 w, i = j1 - j0, i0
                 while i + 4 <= i1:
                     # slices that start at 0: no negative-index checks, so the j loop vectorises
-                    r0, r1, r2, r3 = out[i, j0:j1], out[i + 1, j0:j1], out[i + 2, j0:j1], out[i + 3, j0:j1]
+                    r0, r1 = out[i, j0:j1], out[i + 1, j0:j1]
+                    r2, r3 = out[i + 2, j0:j1], out[i + 3, j0:j1]
                     for t in range(k0, k1):
-                        a0, a1, a2, a3, b_row = a[i, t], a[i + 1, t], a[i + 2, t], a[i + 3, t], b[t, j0:j1]
+                        a0, a1, a2, a3 = a[i, t], a[i + 1, t], a[i + 2, t], a[i + 3, t]
+                        b_row = b[t, j0:j1]
                         for j in range(w):
                             bj = b_row[j]
                             r0[j] += a0 * bj; r1[j] += a1 * bj; r2[j] += a2 * bj; r3[j] += a3 * bj
@@ -489,11 +554,11 @@ def matmul_tiled_kernel(out, a, b):
     "The teaching tiled GEMM (2-D contiguous arrays), with this chapter's tile sizes."
     tiled_matmul_loops(out, a, b, TILE_I, TILE_K, TILE_J)
 
-
 # %% ../../nbs/06a_cpu_kernels.ipynb #32626098
 @njit(parallel=True, cache=True, fastmath={"contract"})
 def matmul_tiled_sized_kernel(out, a, b, tile_i, tile_k, tile_j):
-    "matmul_tiled_kernel with the tile sizes as arguments: the same loops, for the autotuner to choose."
+    """matmul_tiled_kernel with the tile sizes as arguments: the same loops, for the autotuner to
+    choose."""
     tiled_matmul_loops(out, a, b, tile_i, tile_k, tile_j)
 
 # %% ../../nbs/06a_cpu_kernels.ipynb #e04c27a7
@@ -501,15 +566,17 @@ import time
 
 # %% ../../nbs/06a_cpu_kernels.ipynb #5d697143
 class Autotuner:
-    """Run the fastest of several interchangeable kernels: the first call with a new key times every variant
-    (best of `repeat` calls each) and caches the winner's name; later calls with that key just run it."""
+    """Run the fastest of several interchangeable kernels: the first call with a new key times every
+    variant (best of `repeat` calls each) and caches the winner's name; later calls with that key
+    just run it."""
     def __init__(self, variants, repeat=3, timer=time.perf_counter):
         if not variants: raise ValueError("Autotuner needs at least one variant")
         self.variants, self.repeat, self.timer = dict(variants), repeat, timer
         self.choice, self.timings, self.timed_calls = {}, {}, 0
 
     def time_variant(self, fn, args):
-        "Best wall time of `repeat` calls of fn(*args); the first call also pays any compilation, the best hides it."
+        """Best wall time of `repeat` calls of fn(*args); the first call also pays any compilation,
+        the best hides it."""
         best = float("inf")
         for _ in range(self.repeat):
             start = self.timer()
@@ -519,40 +586,51 @@ class Autotuner:
         return best
 
     def pick(self, key, *args):
-        "The name of the fastest variant for `key`, timing them on args only the first time the key is seen."
+        """The name of the fastest variant for `key`, timing them on args only the first time the
+        key is seen."""
         if key not in self.choice:
-            self.timings[key] = {name: self.time_variant(fn, args) for name, fn in self.variants.items()}
-            self.choice[key] = min(self.timings[key], key=self.timings[key].get)  # ties: the first listed
+            self.timings[key] = {name: self.time_variant(fn, args)
+                                 for name, fn in self.variants.items()}
+            # ties: the first listed
+            self.choice[key] = min(self.timings[key], key=self.timings[key].get)
         return self.choice[key]
 
     def __call__(self, key, *args):
         return self.variants[self.pick(key, *args)](*args)
 
 # %% ../../nbs/06a_cpu_kernels.ipynb #e1842f3e
-TILE_CANDIDATES = ((4, 128, 256), (32, 128, 128), (64, 128, 256), (128, 256, 512))  # (tile_i, tile_k, tile_j)
+# (tile_i, tile_k, tile_j)
+TILE_CANDIDATES = ((4, 128, 256), (32, 128, 128), (64, 128, 256), (128, 256, 512))
 
 def tiled_matmul_variants(candidates=TILE_CANDIDATES):
-    "One variant of matmul_tiled_sized_kernel per (tile_i, tile_k, tile_j), named by its tile sizes."
+    """One variant of matmul_tiled_sized_kernel per (tile_i, tile_k, tile_j), named by its tile
+    sizes."""
     for tiles in candidates:
-        if len(tiles) != 3 or min(tiles) < 1: raise ValueError(f"tile sizes must be 3 positive integers, got {tiles}")
-    return {tuple(tiles): (lambda out, a, b, tiles=tuple(tiles): matmul_tiled_sized_kernel(out, a, b, *tiles))
+        if len(tiles) != 3 or min(tiles) < 1:
+            raise ValueError(f"tile sizes must be 3 positive integers, got {tiles}")
+    return {tuple(tiles): (lambda out, a, b, tiles=tuple(
+        tiles): matmul_tiled_sized_kernel(out, a, b, *tiles))
             for tiles in candidates}
 
 matmul_tuner = Autotuner(tiled_matmul_variants())
 
 def matmul_autotuned(a, b, tuner=matmul_tuner):
-    "a @ b (2-D float32/float64) by the tiled kernel, with the tile sizes `tuner` timed fastest for this shape and dtype."
+    """a @ b (2-D float32/float64) by the tiled kernel, with the tile sizes `tuner` timed fastest
+    for this shape and dtype."""
     if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
-        raise ValueError(f"matmul_autotuned: shapes {a.shape} and {b.shape} don't match (2-D, m x k @ k x n)")
+        raise ValueError(f"matmul_autotuned: shapes {a.shape} and {b.shape} don't match (2-D, m x "
+                         "k @ k x n)")
     if a.dtype != b.dtype or a.dtype not in (np.float32, np.float64):
-        raise TypeError(f"matmul_autotuned: needs two float32 or two float64 arrays, got {a.dtype} and {b.dtype}")
+        raise TypeError(f"matmul_autotuned: needs two float32 or two float64 arrays, got {a.dtype} "
+                        f"and {b.dtype}")
     a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
     out = np.empty((a.shape[0], b.shape[1]), a.dtype)
     tuner((a.shape, b.shape, a.dtype.str), out, a, b)
     return out
 
 # %% ../../nbs/06a_cpu_kernels.ipynb #1babf727
-SUPPORTED = {np.dtype(t) for t in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+SUPPORTED = {np.dtype(t) for t in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                   "uint32", "uint64",
                                    "float32", "float64")}
 
 def _layout(*arrays):
@@ -560,19 +638,24 @@ def _layout(*arrays):
     return coalesce(arrays[0].shape, *(x.strides for x in arrays))
 
 PARALLEL_MIN = 1 << 18  # below this many elements, waking the threads costs more than they save
-NUMPY_LOOP_OPS = {"tan", "sinh", "cosh", "arctan2"}  # numpy's loops beat the kernel in every layout, ints too
-NUMPY_SIMD_OPS = {"exp", "expm1", "log", "log1p", "sin", "cos", "tanh", "power"} | NUMPY_LOOP_OPS  # vector loops in numpy
+# numpy's loops beat the kernel in every layout, ints too
+NUMPY_LOOP_OPS = {"tan", "sinh", "cosh", "arctan2"}
+# vector loops in numpy
+NUMPY_SIMD_OPS = {"exp", "expm1", "log", "log1p", "sin", "cos", "tanh", "power"} | NUMPY_LOOP_OPS
 assert NUMPY_SIMD_OPS <= set(OPS), NUMPY_SIMD_OPS - set(OPS)  # rows of the op table, by its names
 
 def _flat(x):
     "A contiguous NDArray as a flat numpy view, or a broadcast single value as a 0-d one."
-    return as_numpy_view(x).reshape(-1) if x.is_contiguous() else x.buffer[x.offset:x.offset + 1].reshape(())
+    if x.is_contiguous(): return as_numpy_view(x).reshape(-1)
+    return x.buffer[x.offset:x.offset + 1].reshape(())
 
-UFUNC_WORKERS = max(1, numba.config.NUMBA_NUM_THREADS - 1)  # the calling thread takes one more chunk
+# the calling thread takes one more chunk
+UFUNC_WORKERS = max(1, numba.config.NUMBA_NUM_THREADS - 1)
 _pool = []  # the ThreadPoolExecutor, made on first use
 
 def ufunc_on_threads(ufunc, out, *inputs):
-    "out = ufunc(*inputs) in one chunk per core: numpy's loop on each, side by side (numpy releases the GIL in them)."
+    """out = ufunc(*inputs) in one chunk per core: numpy's loop on each, side by side (numpy
+    releases the GIL in them)."""
     if not _pool: _pool.append(ThreadPoolExecutor(UFUNC_WORKERS))
     o, xs = _flat(out), [_flat(x) for x in inputs]
     bounds = np.linspace(0, o.size, UFUNC_WORKERS + 2).astype(np.int64)
@@ -582,36 +665,46 @@ def ufunc_on_threads(ufunc, out, *inputs):
     for job in jobs: job.result()
 
 class CpuBackend(NumpyBackend):
-    """Host memory (like chapter 05's backends), Numba kernels: one per row of the op table. Each method picks the
-    fastest correct path: BLAS for float matmul; numpy's loops for small arrays and for exp-like functions of
-    contiguous float arrays; Numba's parallel kernels for the rest (large elementwise ops and reductions, strided
-    and broadcast layouts). Dtypes Numba can't handle (float16, complex), and rows added to the op table after
-    this module was imported (they have no compiled kernel), use the numpy loops inherited from NumpyBackend."""
+    """Host memory (like chapter 05's backends), Numba kernels: one per row of the op table. Each
+    method picks the fastest correct path: BLAS for float matmul; numpy's loops for small arrays and
+    for exp-like functions of contiguous float arrays; Numba's parallel kernels for the rest (large
+    elementwise ops and reductions, strided and broadcast layouts). Dtypes Numba can't handle
+    (float16, complex), and rows added to the op table after this module was imported (they have no
+    compiled kernel), use the numpy loops inherited from NumpyBackend."""
     name = "numba cpu"
     kernels = property(lambda self: {**MAP_KERNELS, **ZIP_KERNELS, **REDUCE_KERNELS},
-                       doc="Op name -> the Numba kernel that runs it: one module-level kernel per row of the op table.")
+                       doc="Op name -> the Numba kernel that runs it: one module-level kernel per "
+                       "row of the op table.")
     def __init__(self, matmul="blas", fast_paths=True):
         super().__init__()
-        self.matmul_path = matmul  # "blas" (default, fastest), "tiled" (the teaching kernel) or "strided"
-        self.fast_paths = fast_paths  # False: every supported op runs a Numba kernel, whatever its size (tests)
+        # "blas" (default, fastest), "tiled" (the teaching kernel) or "strided"
+        self.matmul_path = matmul
+        # False: every supported op runs a Numba kernel, whatever its size (tests)
+        self.fast_paths = fast_paths
 
     def _numba_ok(self, *arrays): return all(x.dtype in SUPPORTED for x in arrays)
     def _small(self, x): return self.fast_paths and x.size < PARALLEL_MIN
 
     def ufunc(self, name, *operands):
-        "Small arrays: numpy in one call (chapter 05's shortcut); large ones, and x ** p, go to the kernels."
+        """Small arrays: numpy in one call (chapter 05's shortcut); large ones, and x ** p, go to
+        the kernels."""
         if not self.fast_paths or name == "power": return NotImplemented
         for x in operands:
             if type(x) is NDArray and x.size >= PARALLEL_MIN: return NotImplemented
         return NumpyBackend.ufunc(self, name, *operands)
 
     def reduce_all(self, name, x, axes, keepdims):
-        "Small arrays: numpy's reduce in one call (chapter 05's shortcut); large ones go to the kernels."
-        return NumpyBackend.reduce_all(self, name, x, axes, keepdims) if self._small(x) else NotImplemented
+        """Small arrays: numpy's reduce in one call (chapter 05's shortcut); large ones go to the
+        kernels."""
+        return NumpyBackend.reduce_all(self, name, x, axes,
+                                       keepdims) if self._small(x) else NotImplemented
 
     def matmul_all(self, a, b):
-        "Float matrices with BLAS as the chosen path: numpy's matmul in one call (chapter 05's shortcut)."
-        if self.matmul_path != "blas" or a.dtype != b.dtype or a.dtype not in (np.float32, np.float64): return NotImplemented
+        """Float matrices with BLAS as the chosen path: numpy's matmul in one call (chapter 05's
+        shortcut)."""
+        if (self.matmul_path != "blas" or a.dtype != b.dtype
+                or a.dtype not in (np.float32, np.float64)):
+            return NotImplemented
         return super().matmul_all(a, b)
 
     def where_all(self, cond, a, b):
@@ -632,7 +725,8 @@ class CpuBackend(NumpyBackend):
         return super().scatter_add_all(x, index, values) if self._small(x) else NotImplemented
 
     def _numpy_simd(self, name, *arrays):
-        "exp-like functions of contiguous float arrays (or of one broadcast value): numpy's SIMD loops win."
+        """exp-like functions of contiguous float arrays (or of one broadcast value): numpy's SIMD
+        loops win."""
         return self.fast_paths and name in NUMPY_SIMD_OPS and all(
             x.dtype.kind == "f" and (x.is_contiguous() or not any(x.strides)) for x in arrays)
     def _numpy_loop(self, name): return self.fast_paths and name in NUMPY_LOOP_OPS
@@ -648,8 +742,10 @@ class CpuBackend(NumpyBackend):
 
     def zip(self, name, out, a, b):
         if name == "power" and a.dtype.kind == "f" and b.size and not any(b.strides):
-            exponent = b.buffer[b.offset]  # x ** 0.5 and x ** 2 as sqrt and square, rounded as numpy and torch do
-            if exponent in (0.5, 2.0): return self.map("sqrt" if exponent == 0.5 else "square", out, a)
+            # x ** 0.5 and x ** 2 as sqrt and square, rounded as numpy and torch do
+            exponent = b.buffer[b.offset]
+            if exponent in (0.5, 2.0):
+                return self.map("sqrt" if exponent == 0.5 else "square", out, a)
         kernel = ZIP_KERNELS.get(name)
         if kernel is None or out.size == 0 or self._small(out) or not self._numba_ok(out, a, b):
             return super().zip(name, out, a, b)
@@ -659,24 +755,31 @@ class CpuBackend(NumpyBackend):
         kernel(out.buffer, so, out.offset, a.buffer, sa, a.offset, b.buffer, sb, b.offset, shape)
 
     def where(self, out, cond, a, b):
-        if not self._numba_ok(out, cond, a, b) or out.size == 0 or self._small(out): return super().where(out, cond, a, b)
+        if not self._numba_ok(out, cond, a, b) or out.size == 0 or self._small(out):
+            return super().where(out, cond, a, b)
         shape, so, sc, sa, sb = _layout(out, cond, a, b)
-        where_kernel(out.buffer, so, out.offset, cond.buffer, sc, cond.offset, a.buffer, sa, a.offset,
+        where_kernel(out.buffer, so, out.offset, cond.buffer, sc, cond.offset,
+                     a.buffer, sa, a.offset,
                      b.buffer, sb, b.offset, shape)
 
     def copy(self, out, a):
-        if out.size == 0 or self._small(out) or not self._numba_ok(out, a): return super().copy(out, a)
+        if out.size == 0 or self._small(out) or not self._numba_ok(out, a):
+            return super().copy(out, a)
         shape, so, sa = _layout(out, a)
         copy_kernel(out.buffer, so, out.offset, a.buffer, sa, a.offset, shape)
 
     def take(self, out, a, pos):
-        if not self._numba_ok(out, a) or out.size == 0 or self._small(out): return super().take(out, a, pos)
-        take_kernel(out.buffer, out.offset, a.buffer, np.ascontiguousarray(pos, np.int64).reshape(-1))
+        if not self._numba_ok(out, a) or out.size == 0 or self._small(out):
+            return super().take(out, a, pos)
+        take_kernel(out.buffer, out.offset, a.buffer,
+                    np.ascontiguousarray(pos, np.int64).reshape(-1))
 
     def put(self, a, pos, values, accumulate=False):
-        if not self._numba_ok(a, values) or pos.size == 0: return super().put(a, pos, values, accumulate)
+        if not self._numba_ok(a, values) or pos.size == 0:
+            return super().put(a, pos, values, accumulate)
         shape, sv = coalesce(values.shape, values.strides)
-        put_kernel(a.buffer, np.ascontiguousarray(pos, np.int64).reshape(-1), values.buffer, sv, values.offset,
+        put_kernel(a.buffer, np.ascontiguousarray(pos, np.int64).reshape(-1), values.buffer,
+                   sv, values.offset,
                    shape, bool(accumulate))
 
     def _reduce_layout(self, out, a, dim):
@@ -690,21 +793,26 @@ class CpuBackend(NumpyBackend):
         if kernel is None or a.size == 0 or self._small(a) or not self._numba_ok(out, a):
             return super().reduce(name, out, a, dim)
         shape, so, sa, n, step = self._reduce_layout(out, a, dim)
-        chunk = max(256, -(-int(shape[-1]) // numba.get_num_threads()))  # row-update order: a band of columns per thread
+        # row-update order: a band of columns per thread
+        chunk = max(256, -(-int(shape[-1]) // numba.get_num_threads()))
         kernel(out.buffer, so, out.offset, a.buffer, sa, a.offset, shape, n, step, chunk)
 
     def arg_reduce(self, name, out, a, dim):
-        if not self._numba_ok(a) or a.size == 0 or self._small(a): return super().arg_reduce(name, out, a, dim)
+        if not self._numba_ok(a) or a.size == 0 or self._small(a):
+            return super().arg_reduce(name, out, a, dim)
         shape, so, sa, n, step = self._reduce_layout(out, a, dim)
-        arg_reduce_kernel(name == "argmax", out.buffer, so, out.offset, a.buffer, sa, a.offset, shape, n, step)
+        arg_reduce_kernel(name == "argmax", out.buffer, so, out.offset, a.buffer, sa,
+                          a.offset, shape, n, step)
 
     def matmul(self, out, a, b):
         float_gemm = a.dtype == b.dtype == out.dtype and a.dtype in (np.float32, np.float64)
-        if float_gemm and self.matmul_path == "blas": return super().matmul(out, a, b)  # numpy's BLAS
+        # numpy's BLAS
+        if float_gemm and self.matmul_path == "blas": return super().matmul(out, a, b)
         if not self._numba_ok(out, a, b): return super().matmul(out, a, b)
         if out.size == 0: return
         m, n, k = a.shape[-2], b.shape[-1], a.shape[-1]
-        if self.matmul_path == "tiled" and a.ndim == 2 and a.is_contiguous() and b.is_contiguous() and a.dtype == b.dtype == out.dtype:
+        if (self.matmul_path == "tiled" and a.ndim == 2 and a.is_contiguous() and b.is_contiguous()
+                and a.dtype == b.dtype == out.dtype):
             return matmul_tiled_kernel(as_numpy_view(out), as_numpy_view(a), as_numpy_view(b))
         batch = np.array(out.shape[:-2] or (1,), np.int64)
         pad = () if out.ndim > 2 else (0,)
@@ -718,22 +826,26 @@ register_backend("cpu", cpu_backend)
 # %% ../../nbs/06a_cpu_kernels.ipynb #7055106c
 @njit(parallel=True, cache=True)
 def relu_affine_kernel(out, x, scale, shift, alpha, beta):
-    "out[i, j] = alpha * (relu(x[i, j]) * scale[j] + shift[j]) + beta: x read once, out written once."
+    """out[i, j] = alpha * (relu(x[i, j]) * scale[j] + shift[j]) + beta: x read once, out written
+    once."""
     for i in prange(x.shape[0]):
         row, res = x[i], out[i]
         for j in range(row.size):
             res[j] = alpha * (maximum_(row[j], 0.0) * scale[j] + shift[j]) + beta
 
 def fused_relu_affine(x, scale, shift, alpha=2.0, beta=1.0, out=None):
-    """alpha * (relu(x) * scale + shift) + beta for x of shape (N, C) and per-channel scale and shift of
-    shape (C,), in one fused pass (ReLU, a BatchNorm at inference, then 2x + 1 by default); out=x works in place."""
+    """alpha * (relu(x) * scale + shift) + beta for x of shape (N, C) and per-channel scale and
+    shift of shape (C,), in one fused pass (ReLU, a BatchNorm at inference, then 2x + 1 by default);
+    out=x works in place."""
     x, scale, shift = np.asarray(x), np.asarray(scale), np.asarray(shift)
     if x.ndim != 2: raise ValueError(f"fused_relu_affine: x must have shape (N, C), got {x.shape}")
     for name, v in (("scale", scale), ("shift", shift)):
-        if v.shape != x.shape[1:]: raise ValueError(f"fused_relu_affine: {name} must have shape {x.shape[1:]} "
-                                                    f"(one per channel of x {x.shape}), got {v.shape}")
+        if v.shape != x.shape[1:]:
+            raise ValueError(f"fused_relu_affine: {name} must have shape {x.shape[1:]} "
+                             f"(one per channel of x {x.shape}), got {v.shape}")
     if out is None: out = np.empty_like(x)
-    elif out.shape != x.shape: raise ValueError(f"fused_relu_affine: out has shape {out.shape}, x has {x.shape}")
+    elif out.shape != x.shape:
+        raise ValueError(f"fused_relu_affine: out has shape {out.shape}, x has {x.shape}")
     relu_affine_kernel(out, x, scale, shift, float(alpha), float(beta))
     return out
 
@@ -746,13 +858,15 @@ def bias_relu_kernel(out, bias):
         for j in range(row.size): row[j] = maximum_(row[j] + bias[j], 0.0)
 
 def linear_relu(x, weight, bias):
-    """relu(x @ weight.T + bias) for x (N, in), weight (out, in), bias (out,) as in PyTorch's Linear:
-    the product by BLAS, then bias and ReLU fused into one pass over the output."""
+    """relu(x @ weight.T + bias) for x (N, in), weight (out, in), bias (out,) as in PyTorch's
+    Linear: the product by BLAS, then bias and ReLU fused into one pass over the output."""
     x, weight, bias = np.asarray(x), np.asarray(weight), np.asarray(bias)
     if x.ndim != 2 or weight.ndim != 2 or x.shape[1] != weight.shape[1]:
-        raise ValueError(f"linear_relu: x (N, in) and weight (out, in) must agree on in; got x {x.shape}, weight {weight.shape}")
+        raise ValueError("linear_relu: x (N, in) and weight (out, in) must agree on in; got x "
+                         f"{x.shape}, weight {weight.shape}")
     if bias.shape != weight.shape[:1]:
-        raise ValueError(f"linear_relu: bias must have shape {weight.shape[:1]} for weight {weight.shape}, got {bias.shape}")
+        raise ValueError(f"linear_relu: bias must have shape {weight.shape[:1]} for weight "
+                         f"{weight.shape}, got {bias.shape}")
     out = np.matmul(x, weight.T)
     bias_relu_kernel(out, bias.astype(out.dtype, copy=False))
     return out
@@ -762,7 +876,8 @@ WELFORD_ROWS = 1024  # rows per parallel task of batch_norm_stats
 
 @njit(parallel=True, cache=True)
 def welford_chunks_kernel(x, counts, means, m2s):
-    "Welford's running (count, mean, M2) per column over each chunk of WELFORD_ROWS rows; float64 accumulators."
+    """Welford's running (count, mean, M2) per column over each chunk of WELFORD_ROWS rows; float64
+    accumulators."""
     n = x.shape[0]
     for t in prange(counts.size):
         lo, hi = t * WELFORD_ROWS, min(t * WELFORD_ROWS + WELFORD_ROWS, n)
@@ -788,26 +903,32 @@ def chan_merge(counts, means, m2s):
     return mean, m2
 
 def batch_norm_stats(x):
-    "Per-channel mean and biased variance of an (N, C) float array over axis 0, in one parallel Welford pass."
+    """Per-channel mean and biased variance of an (N, C) float array over axis 0, in one parallel
+    Welford pass."""
     x = np.asarray(x)
     if x.ndim != 2 or x.shape[0] == 0:
         raise ValueError(f"batch_norm_stats: x must have shape (N, C) with N >= 1, got {x.shape}")
-    if x.dtype.kind != "f": raise TypeError(f"batch_norm_stats: x must be a float array, got {x.dtype}")
+    if x.dtype.kind != "f":
+        raise TypeError(f"batch_norm_stats: x must be a float array, got {x.dtype}")
     chunks = -(-x.shape[0] // WELFORD_ROWS)
-    counts, means, m2s = np.zeros(chunks, np.int64), np.zeros((chunks, x.shape[1])), np.zeros((chunks, x.shape[1]))
+    counts = np.zeros(chunks, np.int64)
+    means, m2s = np.zeros((chunks, x.shape[1])), np.zeros((chunks, x.shape[1]))
     welford_chunks_kernel(x, counts, means, m2s)
     mean, m2 = chan_merge(counts, means, m2s)
     return mean.astype(x.dtype), (m2 / x.shape[0]).astype(x.dtype)
 
 # %% ../../nbs/06a_cpu_kernels.ipynb #92ed21c0
-RSQRT_MAGIC = 0x5F375A7E  # minimises the worst relative error after one Newton step (found by a search in the text)
+# minimises the worst relative error after one Newton step (found by a search in the text)
+RSQRT_MAGIC = 0x5F375A7E
 
 def rsqrt_newton(x, steps=3):
-    "1/sqrt(x) for positive normal float32 x: a first guess from the bit pattern, then `steps` Newton steps."
+    """1/sqrt(x) for positive normal float32 x: a first guess from the bit pattern, then `steps`
+    Newton steps."""
     x = np.asarray(x, np.float32)
     if not (np.isfinite(x) & (x >= np.finfo(np.float32).tiny)).all():
         raise ValueError("rsqrt_newton: inputs must be positive, finite, normal float32 numbers "
-                         f"(>= {np.finfo(np.float32).tiny:.3g}); got min {x.min()!r}, max {x.max()!r}")
+                         f"(>= {np.finfo(np.float32).tiny:.3g}); got min {x.min()!r}, max "
+                         f"{x.max()!r}")
     y = (np.uint32(RSQRT_MAGIC) - (x.view(np.uint32) >> np.uint32(1))).view(np.float32)
     for _ in range(steps): y = y * (np.float32(1.5) - np.float32(0.5) * x * y * y)
     return y
@@ -815,13 +936,16 @@ def rsqrt_newton(x, steps=3):
 # %% ../../nbs/06a_cpu_kernels.ipynb #e471cfbc
 def sigmoid_lut(x, entries=32, x_max=8.0):
     """Sigmoid from a table of `entries` values of σ on [0, x_max] with linear interpolation, as a
-    special-function unit computes it: σ(-x) = 1 - σ(x) for negatives, the last entry beyond x_max."""
-    if entries < 2: raise ValueError(f"sigmoid_lut: the table needs at least 2 entries, got {entries}")
+    special-function unit computes it: σ(-x) = 1 - σ(x) for negatives, the last entry beyond
+    x_max."""
+    if entries < 2:
+        raise ValueError(f"sigmoid_lut: the table needs at least 2 entries, got {entries}")
     x = np.asarray(x)
     dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
     knots = np.linspace(0.0, x_max, entries)
     table = 1 / (1 + np.exp(-knots))
-    position = np.nan_to_num(np.minimum(np.abs(x.astype(np.float64)), x_max)) * ((entries - 1) / x_max)
+    position = np.nan_to_num(np.minimum(np.abs(x.astype(np.float64)),
+                                        x_max)) * ((entries - 1) / x_max)
     index = np.minimum(position.astype(np.int64), entries - 2)  # the last interval includes x_max
     frac = position - index
     y = table[index] + frac * (table[index + 1] - table[index])
