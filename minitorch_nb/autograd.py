@@ -599,6 +599,8 @@ def broadcast_shapes(*shapes):
     return tuple(out)
 
 # %% ../nbs/00_autograd.ipynb #32a770e2
+_ieee = np.errstate(all="ignore")  # a decorator: numpy's floating-point warnings off for the call
+
 class Add(Function):
     @staticmethod
     def forward(ctx, a, b):
@@ -638,6 +640,7 @@ class Mul(Function):
 
 class Div(Function):
     @staticmethod
+    @_ieee
     def forward(ctx, a, b):
         broadcast_shapes(a.shape, b.shape)
         ctx.save_for_backward(a, b)
@@ -695,14 +698,20 @@ class Pow(Function):
         return grad * (ctx.p * a ** (ctx.p - 1))
 
 # %% ../nbs/00_autograd.ipynb #9a446c3b
+_BOOL_NEG = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
+             "use the `~` or `logical_not()` operator instead.")
+
 class Neg(Function):
     @staticmethod
-    def forward(ctx, a): return -a.array
+    def forward(ctx, a):
+        if a.dtype == bool_: raise RuntimeError(_BOOL_NEG)
+        return -a.array
     @staticmethod
     def backward(ctx, grad): return -grad
 
 class Exp(Function):
     @staticmethod
+    @_ieee
     def forward(ctx, a):
         ctx.save_output()
         return namespace(a.array).exp(a.array)
@@ -711,6 +720,7 @@ class Exp(Function):
 
 class Log(Function):
     @staticmethod
+    @_ieee
     def forward(ctx, a):
         ctx.save_for_backward(a)
         return namespace(a.array).log(a.array)
@@ -742,6 +752,7 @@ class Cos(Function):
 class Cast(Function):
     "Change the dtype; the gradient is cast back."
     @staticmethod
+    @_ieee
     def forward(ctx, a, dtype):
         ctx.dtype = a.dtype
         return namespace(a.array).astype(a.array, dtype)
@@ -895,11 +906,22 @@ def _array_constant(arr, like):
     "A numpy array operand is a constant: a tensor on the device of `like`, with the array's dtype."
     return Tensor._make(_DEVICES[device_of(like.array)](arr))
 
+_BOOL_SUB = {2: "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                "`logical_xor()` operator instead.",
+             1: "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
+                "mask, use the `~` or `logical_not()` operator instead."}
+
+def _check_sub(a, b):
+    "PyTorch refuses `-` with a bool operand, tensor or number: `~` or `^` is what such code means."
+    bools = sum(x.dtype == bool_ if isinstance(x, Tensor) else isinstance(x, (bool, np.bool_)) for x in (a, b))
+    if bools: raise RuntimeError(_BOOL_SUB[bools])
+
 def _binary(fn, swap=False):
     def op(self, other):
         if not isinstance(other, _OPERANDS):
             if not isinstance(other, np.ndarray): return NotImplemented
             other = _array_constant(other, self)
+        if fn is Sub: _check_sub(self, other)
         a, b = _operands(*((other, self) if swap else (self, other)))
         if fn is Div and a.dtype.kind != "f": a, b = _floating(a), _floating(b)  # 1 / 2 is 0.5, as in PyTorch
         return fn.apply(a, b)
@@ -926,19 +948,23 @@ def __rpow__(self: Tensor, base):
 @patch
 def __neg__(self: Tensor): return Neg.apply(self)
 
+def _matmul(a, b):
+    "PyTorch multiplies matrices of one dtype only; a numpy array operand is converted as numpy would."
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}; "
+                           "convert one first, e.g. b.to(a.dtype)")
+    return MatMul.apply(a, b)
+
 @patch
 def __matmul__(self: Tensor, other):
-    if not isinstance(other, Tensor):
-        if not isinstance(other, np.ndarray): return NotImplemented
-        other = _array_constant(other, self)
-    return MatMul.apply(*_operands(self, other))
+    if isinstance(other, Tensor): return _matmul(self, other)
+    if not isinstance(other, np.ndarray): return NotImplemented
+    return _matmul(*_operands(self, _array_constant(other, self)))
 
 @patch
 def __rmatmul__(self: Tensor, other):
-    if not isinstance(other, Tensor):
-        if not isinstance(other, np.ndarray): return NotImplemented
-        other = _array_constant(other, self)
-    return MatMul.apply(*_operands(other, self))
+    if not isinstance(other, np.ndarray): return NotImplemented
+    return _matmul(*_operands(_array_constant(other, self), self))
 
 @patch
 def matmul(self: Tensor, other): return self @ other
@@ -1105,6 +1131,9 @@ def _check_inplace(t, what):
 
 def _write(t, new):
     "Store `new` into t's storage and count the write, so stale saved copies are detected."
+    if new.shape != t.shape and broadcast_shapes(t.shape, new.shape) != t.shape:
+        raise RuntimeError(f"output with shape {list(t.shape)} doesn't match the broadcast shape "
+                           f"{list(broadcast_shapes(t.shape, new.shape))}")
     if new.dtype != t.dtype and _KIND_RANK[new.dtype.kind] > _KIND_RANK[t.dtype.kind]:
         raise RuntimeError(f"result type {new.dtype} can't be cast to the tensor's dtype {t.dtype} in place")
     t.array[...] = new.array

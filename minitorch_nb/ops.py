@@ -5,25 +5,25 @@
 # %% auto #0
 __all__ = ['clip', 'return_types_max', 'return_types_min', 'concat', 'zeros_like', 'ones_like', 'empty_like', 'rand_like',
            'randn_like', 'Trunc', 'Atan2', 'Copysign', 'Logaddexp', 'Logaddexp2', 'Remainder', 'Fmod', 'FloorDivide',
-           'function_forms', 'matmul', 'mean', 'reshape', 'permute', 'transpose', 'tanh', 'sigmoid', 'sqrt', 'relu',
-           'maximum', 'minimum', 'clamp', 'argmax', 'argmin', 'var', 'std', 'masked_fill', 'unsqueeze', 'squeeze',
-           'flatten', 'broadcast_to', 'clone', 'split', 'chunk', 'softmax', 'log_softmax', 'logsumexp', 'add', 'sub',
-           'subtract', 'mul', 'multiply', 'div', 'divide', 'true_divide', 'neg', 'negative', 'mm', 't', 'exp', 'log',
-           'sin', 'cos', 'norm', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'numel', 'log1p', 'expm1', 'tan', 'sinh', 'cosh',
-           'log2', 'log10', 'square', 'rsqrt', 'reciprocal', 'sign', 'floor', 'ceil', 'isnan', 'isinf', 'isfinite',
-           'amax', 'detach', 'expand_as', 'reshape_as', 'asin', 'arcsin', 'acos', 'arccos', 'atan', 'arctan', 'asinh',
-           'arcsinh', 'acosh', 'arccosh', 'atanh', 'arctanh', 'atan2', 'arctan2', 'exp2', 'trunc', 'fix', 'frac',
-           'copysign', 'logaddexp', 'logaddexp2', 'fmod', 'floor_divide', 'lerp', 'nan_to_num', 'logical_and',
-           'logical_or', 'logical_xor', 'logical_not', 'return_types_cummax', 'return_types_cummin',
+           'TruncDivide', 'function_forms', 'matmul', 'mean', 'reshape', 'permute', 'transpose', 'tanh', 'sigmoid',
+           'sqrt', 'relu', 'maximum', 'minimum', 'clamp', 'argmax', 'argmin', 'var', 'std', 'masked_fill', 'unsqueeze',
+           'squeeze', 'flatten', 'broadcast_to', 'clone', 'split', 'chunk', 'softmax', 'log_softmax', 'logsumexp',
+           'add', 'sub', 'subtract', 'mul', 'multiply', 'div', 'divide', 'true_divide', 'neg', 'negative', 'mm', 't',
+           'exp', 'log', 'sin', 'cos', 'norm', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'numel', 'log1p', 'expm1', 'tan',
+           'sinh', 'cosh', 'log2', 'log10', 'square', 'rsqrt', 'reciprocal', 'sign', 'floor', 'ceil', 'isnan', 'isinf',
+           'isfinite', 'amax', 'detach', 'expand_as', 'reshape_as', 'asin', 'arcsin', 'acos', 'arccos', 'atan',
+           'arctan', 'asinh', 'arcsinh', 'acosh', 'arccosh', 'atanh', 'arctanh', 'atan2', 'arctan2', 'exp2', 'trunc',
+           'fix', 'frac', 'copysign', 'logaddexp', 'logaddexp2', 'fmod', 'floor_divide', 'lerp', 'nan_to_num',
+           'logical_and', 'logical_or', 'logical_xor', 'logical_not', 'return_types_cummax', 'return_types_cummin',
            'return_types_sort', 'return_types_topk', 'cumsum', 'cumprod', 'cummax', 'cummin', 'logcumsumexp', 'prod',
            'tril', 'triu', 'flip', 'roll', 'diagonal', 'diag', 'sort', 'argsort', 'msort', 'topk', 'isclose',
            'allclose', 'nonzero', 'argwhere', 'masked_select', 'repeat_interleave', 'unflatten', 'addcmul', 'addcdiv',
            'GradcheckError', 'gradcheck', 'gradgradcheck', 'Tanh', 'Sigmoid', 'Sqrt', 'ReLU', 'Abs', 'Maximum',
            'Minimum', 'Clamp', 'ExtremumDim', 'ExtremumAll', 'Where', 'where', 'View', 'Cat', 'cat', 'stack', 'Clone',
            'Softmax', 'LogSoftmax', 'LogSumExp', 'manual_seed', 'zeros', 'ones', 'empty', 'full', 'arange', 'linspace',
-           'eye', 'rand', 'randn', 'randint', 'randperm', 'full_like', 'NanToNum', 'remainder', 'Cumsum', 'Cumprod',
-           'Prod', 'Flip', 'Diagonal', 'DiagonalScatter', 'Unfold', 'var_mean', 'std_mean', 'from_numpy', 'as_tensor',
-           'inference_mode', 'einsum', 'assert_close']
+           'eye', 'rand', 'randn', 'randint', 'randperm', 'full_like', 'Norm', 'Sign', 'RoundDecimals', 'NanToNum',
+           'remainder', 'Cumsum', 'Cumprod', 'Prod', 'Flip', 'Diagonal', 'DiagonalScatter', 'Unfold', 'var_mean',
+           'std_mean', 'from_numpy', 'as_tensor', 'inference_mode', 'einsum', 'assert_close']
 
 # %% ../nbs/01_tensor.ipynb #71dbbcfe
 import functools
@@ -34,7 +34,7 @@ import numpy as np
 from fastcore.basics import patch
 from .autograd import (Tensor, Function, namespace, unbroadcast, broadcast_shapes, result_type,
                                    grad, no_grad, float32, float64, int64, int32, int16, int8, uint8, float16, bool_, _operands, _dims, _shape_args,
-                                   _Defaults, _dim_arg, _inplace)
+                                   _Defaults, _dim_arg, _inplace, _ieee)
 
 # %% ../nbs/01_tensor.ipynb #ba972fa3
 class GradcheckError(RuntimeError):
@@ -125,6 +125,11 @@ def _result(arr):
     "Wrap an array computed outside any Function (no gradient); numpy returns scalars from 0-d maths."
     return Tensor._make(np.asarray(arr) if isinstance(arr, np.generic) else arr)
 
+def _not_for(name, t, kinds):
+    "PyTorch's NotImplementedError for a dtype the op has no kernel for."
+    if t.dtype.kind in kinds:
+        raise NotImplementedError(f'"{name}" not implemented for {t.dtype} tensors (in PyTorch neither)')
+
 class Tanh(Function):
     @staticmethod
     def forward(ctx, a):
@@ -149,6 +154,7 @@ class Sigmoid(Function):
 
 class Sqrt(Function):
     @staticmethod
+    @_ieee  # sqrt(-1) is NaN, without numpy's warning
     def forward(ctx, a):
         ctx.save_output()
         return namespace(a.array).sqrt(a.array)
@@ -194,11 +200,13 @@ def sqrt(self: Tensor):
 @patch
 def relu(input: Tensor):
     "max(x, 0), elementwise; the gradient is 1 where x > 0, else 0."
+    if input.dtype == bool_: raise RuntimeError("Boolean inputs not supported for relu")
     return ReLU.apply(input)
 
 @patch
 def abs(input: Tensor):
     "|x|, elementwise; the gradient is sign(x) (0 at 0)."
+    _not_for("abs", input, "b")
     return Abs.apply(input)
 
 Tensor.__abs__ = Tensor.abs
@@ -392,16 +400,16 @@ for _op in (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, ope
     setattr(Tensor, _op.__name__, getattr(Tensor, f"__{_op.__name__}__"))
 Tensor.__hash__ = object.__hash__  # tensors stay usable as dict keys, by identity (as in PyTorch)
 
-def _logical(op, symbol):
+def _logical(op, name):
     def logical(self, other):
-        if not isinstance(other, (Tensor, int, bool, np.integer, np.bool_)): return NotImplemented
+        if not isinstance(other, (Tensor, int, float, bool, np.number, np.bool_)): return NotImplemented
         a, b = _operands(self, other)
-        if a.dtype.kind not in "biu": raise TypeError(f"{symbol} needs bool or integer tensors, got {a.dtype}")
+        _not_for(name, a, "fc")  # bitwise maths of floats: no kernel in PyTorch
         return _result(op(a.array, b.array))
     return logical
 
-for _name, _op, _symbol in (("and", operator.and_, "&"), ("or", operator.or_, "|"), ("xor", operator.xor, "^")):
-    setattr(Tensor, f"__{_name}__", _logical(_op, _symbol))
+for _name, _op in (("and", operator.and_), ("or", operator.or_), ("xor", operator.xor)):
+    setattr(Tensor, f"__{_name}__", _logical(_op, f"bitwise_{_name}"))
     setattr(Tensor, f"__r{_name}__", getattr(Tensor, f"__{_name}__"))
 
 @patch
@@ -792,15 +800,11 @@ def mul(input: Tensor, other):
 
 @patch
 def div(input: Tensor, other, *, rounding_mode=None):
-    "input / other; rounding_mode 'trunc' or 'floor' rounds the quotient (no gradient then, as in PyTorch's zero)."
-    if rounding_mode not in (None, "trunc", "floor"):
-        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found {rounding_mode!r}")
+    "input / other; rounding_mode 'trunc' or 'floor' rounds the quotient, whose gradient is zero (PyTorch's)."
+    if rounding_mode not in (None, "trunc", "floor"): raise RuntimeError(
+        f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found {rounding_mode!r}")
     if rounding_mode is None: return input / other
-    a, b = _operands(input, other)
-    xp = namespace(a.array)
-    q = xp.astype(a.array, float64) / xp.astype(b.array, float64)
-    q = xp.floor(q) if rounding_mode == "floor" else xp.sign(q) * xp.floor(xp.abs(q))
-    return _result(xp.astype(q, a.dtype))
+    return _rounded_division(input, other, rounding_mode)  # defined with `//` and `%`, below
 
 @patch
 def neg(input: Tensor):
@@ -838,15 +842,49 @@ Tensor.clip = Tensor.clamp
 Tensor.negative, Tensor.subtract, Tensor.multiply, Tensor.divide, Tensor.true_divide = (
     Tensor.neg, Tensor.sub, Tensor.mul, Tensor.div, Tensor.div)
 
+def _sign(arr):
+    "PyTorch's sign of an array: -1, 0 or 1, and 0 for NaN (numpy and the Array API give NaN)."
+    xp = namespace(arr)
+    s = xp.sign(arr)
+    return xp.where(s == s, s, xp.zeros_like(s)) if arr.dtype.kind == "f" else s
+
+class Norm(Function):
+    "The p-norm over `dims`. Its backward is PyTorch's, which is 0 where the norm is 0 (the formulas give NaN)."
+    @staticmethod
+    @_ieee
+    def forward(ctx, a, p, dims, keepdim):
+        ctx.save_for_backward(a)
+        ctx.save_output()
+        ctx.p, ctx.dims = p, dims
+        xp, x, kw = namespace(a.array), namespace(a.array).abs(a.array), dict(axis=dims, keepdims=keepdim)
+        if p == 2: return xp.sqrt(xp.sum(x * x, **kw))
+        if p in (math.inf, -math.inf): return (xp.max if p > 0 else xp.min)(x, **kw)
+        if p == 0: return xp.sum(xp.astype(x != 0, a.dtype), **kw)  # how many elements are not 0
+        return xp.sum(x, **kw) if p == 1 else xp.sum(x ** p, **kw) ** (1 / p)
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        p, kept = ctx.p, _kept_shape(a.shape, ctx.dims)
+        g, n, sign = grad.reshape(kept), ctx.output.reshape(kept), _constant(_sign(a.array))
+        if p == 0: return None  # a count: no gradient at all
+        if p == 1: return sign * g
+        if p == 2: return g * where(n == 0, 0.0, a / n)
+        absa = a.abs()
+        if math.isinf(p):  # the elements that reach the max (or min) share the gradient
+            hits = ((absa == n) | absa.isnan()).to(a.dtype)
+            return sign * (g / hits.sum(ctx.dims, keepdim=True)) * hits
+        if p < 1: return sign * where(a == 0, 0.0, absa ** (p - 1)) * g * n ** (1 - p)
+        scale = where(n == 0, 0.0, g / n ** (p - 1))
+        return (sign * absa ** (p - 1) if p < 2 else a * absa ** (p - 2)) * scale
+
 @patch
 def norm(input: Tensor, p="fro", dim=None, keepdim=False, dtype=None):
-    "The p-norm over `dim` (all elements by default): 2 ('fro'), 1, inf, -inf or any other number."
-    x = (input if dtype is None else input.to(dtype)).abs()
-    if p in ("fro", 2): return (x * x).sum(dim, keepdim).sqrt()
-    if p == math.inf: return x.amax(dim, keepdim)
-    if p == -math.inf: return -(-x).amax(dim, keepdim)
-    if p == 1: return x.sum(dim, keepdim)
-    return (x ** p).sum(dim, keepdim) ** (1 / p)
+    "The p-norm over `dim` (all elements by default): 2 ('fro'), 1, inf, -inf, 0 (a count) or any other number."
+    x = input if dtype is None else input.to(dtype)
+    if x.dtype.kind != "f": raise RuntimeError(
+        f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {x.dtype}")
+    if isinstance(p, str) and p != "fro": raise RuntimeError(f"norm: order {p!r} is not supported; use a number or 'fro'")
+    return Norm.apply(x, 2 if p == "fro" else p, _dims(dim, x.ndim), keepdim)
 
 # %% ../nbs/01_tensor.ipynb #dd465ccf
 @patch
@@ -878,7 +916,8 @@ def type(self: Tensor, dtype=None):
 
 # %% ../nbs/01_tensor.ipynb #f6962e35
 def _unary(name, api, derivative):
-    "A Function whose forward is the namespace's `api` and whose backward multiplies by `derivative(a)`."
+    "A Function whose forward is the namespace's `api` (silent outside its domain); backward: grad * derivative(a)."
+    @_ieee
     def forward(ctx, a):
         ctx.save_for_backward(a)
         return getattr(namespace(a.array), api)(a.array)
@@ -892,19 +931,58 @@ _UNARY = {  # name: (namespace function, derivative, converts integers to float)
     "log1p": ("log1p", lambda a: 1 / (1 + a), True), "expm1": ("expm1", lambda a: a.exp(), True),
     "tan": ("tan", lambda a: 1 + a.tan() ** 2, True), "sinh": ("sinh", lambda a: a.cosh(), True),
     "cosh": ("cosh", lambda a: a.sinh(), True), "log2": ("log2", lambda a: 1 / (a * _LN2), True),
-    "log10": ("log10", lambda a: 1 / (a * _LN10), True), "sign": ("sign", _zero, False),
+    "log10": ("log10", lambda a: 1 / (a * _LN10), True),
     "floor": ("floor", _zero, False), "ceil": ("ceil", _zero, False), "round": ("round", _zero, False)}
 
-def _unary_method(fn, floating):
-    return lambda self: fn.apply(_floating(self) if floating else self)
+def _unary_method(name, fn, floating):
+    if floating: return lambda self: fn.apply(_floating(self))
+    def rounding(self):
+        _not_for(name, self, "b")  # floor, ceil and round have no bool kernel in PyTorch
+        return fn.apply(self)
+    return rounding
 
 for _name, (_api, _d, _fl) in _UNARY.items():
     globals()[_name.capitalize()] = _fn = _unary(_name.capitalize(), _api, _d)
-    setattr(Tensor, _name, _unary_method(_fn, _fl))
+    setattr(Tensor, _name, _unary_method(_name, _fn, _fl))
+
+class Sign(Function):
+    "-1, 0 or 1, and 0 for NaN, as in PyTorch; the gradient is zero."
+    @staticmethod
+    def forward(ctx, a): return _sign(a.array)
+    @staticmethod
+    def backward(ctx, grad): return _zero(grad)
+
+@patch
+def sign(input: Tensor):
+    "The sign of each element (0 for 0 and NaN); a bool tensor is its own sign, as in PyTorch."
+    return input.clone() if input.dtype == bool_ else Sign.apply(input)
 
 # %% ../nbs/01_tensor.ipynb #78bc2925
 @patch
-def square(input: Tensor): return input * input
+def square(input: Tensor):
+    "x * x; bools become int64 first, as PyTorch's square (a power) promotes them."
+    return input * input if input.dtype != bool_ else input.to(int64).square()
+
+class RoundDecimals(Function):
+    "round(x * 10^d) / 10^d, or round(x / 10^-d) * 10^-d for d < 0, in the dtype (PyTorch's); zero gradient."
+    @staticmethod
+    @_ieee  # a scale beyond the dtype's range is inf, and the result NaN, as in PyTorch
+    def forward(ctx, a, decimals):
+        xp, x = namespace(a.array), a.array if a.dtype != float16 else namespace(a.array).astype(a.array, float32)
+        scale = 10.0 ** abs(decimals) if abs(decimals) <= 308 else math.inf
+        out = xp.round(x * scale) / scale if decimals > 0 else xp.round(x / scale) * scale
+        return xp.astype(out, a.dtype)
+    @staticmethod
+    def backward(ctx, grad): return _zero(grad)
+
+@patch
+def round(input: Tensor, *, decimals=None):
+    "Round half to even; with `decimals`, to that many decimal places (negative: to tens, hundreds...)."
+    _not_for("round", input, "b")
+    if input.dtype.kind in "iu":  # whole already; PyTorch refuses decimals= (even 0) for integers
+        if decimals is not None: raise NotImplementedError(f'"round" with decimals not implemented for {input.dtype}')
+        return input.clone()
+    return Round.apply(input) if not decimals else RoundDecimals.apply(input, decimals)
 @patch
 def reciprocal(input: Tensor): return 1 / _floating(input)
 @patch
@@ -920,18 +998,6 @@ def _quiet(fn, *arrays):
     "fn(*arrays) without numpy's warnings: asin(2) is NaN and 1. % 0 is NaN, silently, as in PyTorch."
     with np.errstate(all="ignore"): return fn(*arrays)
 
-def _not_for(name, t, kinds):
-    "PyTorch's NotImplementedError for a dtype the op has no kernel for."
-    if t.dtype.kind in kinds: raise NotImplementedError(f'"{name}" not implemented for {t.dtype} tensors (in PyTorch neither)')
-
-def _map_fn(name, api, derivative):
-    "A Function whose forward is the namespace's `api` (silent outside its domain); backward: grad * derivative(a)."
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return _quiet(getattr(namespace(a.array), api), a.array)
-    def backward(ctx, grad): return grad * derivative(ctx.saved_tensors[0])
-    return type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
-
 def _method(name, fn, doc):
     fn.__name__, fn.__qualname__, fn.__doc__ = name, f"Tensor.{name}", doc
     setattr(Tensor, name, fn)
@@ -943,11 +1009,11 @@ _INVERSES = {  # name: (namespace function, derivative, PyTorch's other spelling
     "exp2": ("exp2", lambda a: a.exp2() * _LN2, None)}
 
 for _name, (_api, _d, _alias) in _INVERSES.items():
-    globals()[_name.capitalize()] = _fn = _map_fn(_name.capitalize(), _api, _d)
+    globals()[_name.capitalize()] = _fn = _unary(_name.capitalize(), _api, _d)
     _method(_name, (lambda fn: lambda self: fn.apply(_floating(self)))(_fn), f"{_name}, elementwise (integers become float32).")
     if _alias: setattr(Tensor, _alias, getattr(Tensor, _name))
 
-Trunc = _map_fn("Trunc", "trunc", _zero)
+Trunc = _unary("Trunc", "trunc", _zero)
 
 @patch
 def trunc(self: Tensor):
@@ -1042,6 +1108,17 @@ for _dunder, _fn in (("mod", _remainder_pair), ("floordiv", _floor_divide_pair))
     _method(f"__{_dunder}__", _operator(_fn), f"self {'%' if _dunder == 'mod' else '//'} other, as in PyTorch.")
     _method(f"__r{_dunder}__", _operator(_fn, swap=True), f"other {'%' if _dunder == 'mod' else '//'} self.")
     setattr(Tensor, f"__i{_dunder}__", _inplace(getattr(Tensor, f"__{_dunder}__"), f"__i{_dunder}__"))
+
+TruncDivide = _zip_fn("TruncDivide", "trunc_divide", lambda xp, a, b: xp.trunc(a / b), lambda a, b, out: (None, None))
+
+def _rounded_division(a, b, mode):
+    "div(a, b, rounding_mode=...): 'floor' is `//`; 'trunc' rounds towards 0, exactly for integers too."
+    a, b = _pair("floor_divide", a, b, False)
+    if mode == "trunc" and a.dtype.kind == "f": return TruncDivide.apply(a, b)  # trunc(a / b), as PyTorch's
+    q = FloorDivide.apply(a, b)  # integers stay exact (no float64 detour) and dividing one by 0 raises
+    if mode == "floor": return q
+    below = (q * b != a) & ((a < 0) != (b < 0))  # a negative quotient that was not whole: floor went one down
+    return q + below.to(q.dtype)
 
 # %% ../nbs/01_tensor.ipynb #e1a0b004
 @patch
