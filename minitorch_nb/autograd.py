@@ -4,13 +4,14 @@
 
 # %% auto #0
 __all__ = ['float32', 'float64', 'float16', 'int64', 'int32', 'int16', 'int8', 'uint8', 'bool_', 'bfloat16', 'ACCELERATOR_TYPES',
-           'is_grad_enabled', 'set_grad_enabled', 'no_grad', 'enable_grad', 'as_array', 'namespace', 'device_of',
+           'is_grad_enabled', 'no_grad', 'enable_grad', 'set_grad_enabled', 'as_array', 'namespace', 'device_of',
            'register_device', 'available_devices', 'device', 'set_default_device', 'get_default_device',
            'current_accelerator', 'is_accelerator_available', 'accelerator_count', 'current_accelerator_index',
            'Tensor', 'tensor', 'Function', 'AccumulateGrad', 'run_backward', 'backward', 'grad', 'result_type',
            'unbroadcast', 'broadcast_shapes', 'Add', 'Sub', 'Mul', 'Div', 'PowTensor', 'Pow', 'Neg', 'Exp', 'Log',
            'Sin', 'Cos', 'Cast', 'Sum', 'Expand', 'Reshape', 'Permute', 'MatMul', 'GetItem', 'IndexAdd', 'SetItem',
-           'ToDevice', 'graph_nodes', 'draw_graph', 'Variable', 'saved_arrays', 'saved_bytes', 'Dual', 'derivative']
+           'ToDevice', 'graph_nodes', 'draw_graph', 'inference_mode', 'is_inference_mode_enabled', 'Variable',
+           'saved_arrays', 'saved_bytes', 'Dual', 'derivative']
 
 # %% ../nbs/00_autograd.ipynb #dbe310bc
 import contextlib
@@ -41,24 +42,40 @@ bfloat16 = _Unavailable("bfloat16", "numpy has no bfloat16 dtype; use float16 (m
 class _GradMode:
     "Whether new operations are recorded for autograd (one switch for the process, as in PyTorch)."
     enabled = True
+    inference = False  # inference mode (see below): nothing is recorded, new tensors are inference tensors
+    wanted = False  # grad mode switched on inside inference mode: reported by is_grad_enabled, never recorded
 
 def is_grad_enabled():
-    "True when new operations are recorded on the tape."
-    return _GradMode.enabled
+    "True when grad mode is on (new operations are recorded, outside inference mode)."
+    return _GradMode.enabled or _GradMode.wanted
 
-class set_grad_enabled(contextlib.ContextDecorator):
-    "Turn recording on or off inside a `with` block or a decorated function, then restore it."
+class _GradSwitch(contextlib.ContextDecorator):
+    "Set grad mode to `mode` inside a `with` block or a decorated function, then restore it."
     def __init__(self, mode): self.mode = bool(mode)
-    def __enter__(self): self.prev, _GradMode.enabled = _GradMode.enabled, self.mode
-    def __exit__(self, *exc): _GradMode.enabled = self.prev
+    def _recreate_cm(self): return _GradSwitch(self.mode)  # a fresh one per call of a decorated function
+    def __enter__(self):
+        self.prev = _GradMode.enabled, _GradMode.wanted
+        _GradMode.enabled = self.mode and not _GradMode.inference  # inference mode records nothing, even here
+        _GradMode.wanted = self.mode and _GradMode.inference
+    def __exit__(self, *exc): _GradMode.enabled, _GradMode.wanted = self.prev
 
-class no_grad(set_grad_enabled):
+class no_grad(_GradSwitch):
     "Record nothing: for manual parameter updates and for inference."
     def __init__(self): super().__init__(False)
 
-class enable_grad(set_grad_enabled):
+class enable_grad(_GradSwitch):
     "Record again, even inside a `no_grad` block."
     def __init__(self): super().__init__(True)
+
+class set_grad_enabled(_GradSwitch):
+    "Grad mode on or off from now on (`set_grad_enabled(False)`), or inside a `with` block or decorated function."
+    def __init__(self, mode):
+        super().__init__(mode)
+        _GradSwitch.__enter__(self)  # as in PyTorch, the call itself switches; `with` and a decorator restore
+    def __enter__(self): pass
+    def __call__(self, fn):
+        _GradSwitch.__exit__(self)  # decorating switches nothing now: each call of fn does
+        return super().__call__(fn)
 
 # %% ../nbs/00_autograd.ipynb #cf3d6a20
 def as_array(data, dtype=None):
@@ -176,6 +193,7 @@ def _legacy_data(args, dtype):
 class Tensor:
     "An n-dimensional array that can record the operations made with it, for autograd."
     __array_priority__ = 1000  # numpy scalars and arrays hand binary operators to Tensor
+    _inference = False  # made in inference mode (see `inference_mode`): set on those tensors only
 
     def __init__(self, *data, dtype=None, device=None, requires_grad=False):
         "PyTorch's legacy constructor: `Tensor(2, 3)` is uninitialised float32, `Tensor([1, 2])` float32 data."
@@ -184,6 +202,7 @@ class Tensor:
         self._version, self._accumulator = _Version(), None
         if device is None and _Defaults.device != "numpy": device = _Defaults.device  # set_default_device
         if device is not None and _device_object(device) != self.device: self.array = self.to(device).array
+        if _GradMode.inference: self._inference = True
         if requires_grad: self.requires_grad_()
 
     @classmethod
@@ -192,6 +211,7 @@ class Tensor:
         t = cls.__new__(cls)
         t.array, t._grad, t.grad_fn, t._requires_grad = data, None, grad_fn, False
         t._version, t._accumulator = version or _Version(), None
+        if _GradMode.inference: t._inference = True
         return t
 
     shape = property(lambda self: self.array.shape, doc="Size of each dimension (a tuple).")
@@ -204,7 +224,8 @@ class Tensor:
                              doc="Whether gradients flow to this tensor; a leaf's can be set.")
     grad = property(lambda self: self._grad, lambda self, g: _set_grad(self, g),
                     lambda self: _set_grad(self, None), doc="The gradient that backward accumulated, or None.")
-    data = property(lambda self: Tensor._make(self.array), lambda self, t: _set_data(self, t),
+    data = property(lambda self: _view_of(Tensor._make(self.array), self, version=False),
+                    lambda self, t: _set_data(self, t),
                     doc="PyTorch's `.data`: a tensor on the same storage, outside the graph and the version count.")
 
     def size(self, dim=None):
@@ -223,6 +244,8 @@ class Tensor:
         if requires_grad and self.dtype.kind != "f":
             raise RuntimeError(f"only tensors of floating point dtype can require gradients, got {self.dtype}; "
                                "convert first, e.g. x.float()")
+        if requires_grad and self._inference and not _GradMode.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -234,7 +257,7 @@ class Tensor:
 
     def detach(self):
         "The same values, sharing storage, cut from the graph."
-        return Tensor._make(self.array, version=self._version)
+        return _view_of(Tensor._make(self.array), self)
 
     def numpy(self):
         "The data as a numpy array (shares memory for tensors on device 'numpy')."
@@ -288,6 +311,12 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     if device is not None and device != t.device: t = t.to(device)
     return t.requires_grad_() if requires_grad else t
 
+def _view_of(view, base, version=True):
+    "A view shares its base's storage: its version counter (writes through it count), and being an inference tensor."
+    if version: view._version = base._version
+    if view._inference != base._inference: view._inference = base._inference
+    return view
+
 # %% ../nbs/00_autograd.ipynb #e3b61fde
 class Function:
     """An operation with `forward` and `backward` side by side.
@@ -324,6 +353,7 @@ class Function:
             _GradMode.enabled = False  # forward is never recorded, even when it is written with Tensor operations
             try: data = cls.forward(ctx, *args, **kwargs)
             finally: _GradMode.enabled = True
+            if ctx._saved: _check_saved(ctx)
         else:
             data = cls.forward(ctx, *args, **kwargs)
         if type(data) is not np.ndarray:
@@ -386,6 +416,14 @@ class _SavedOutput:
     def __repr__(self): return "<output>"
 
 _OUTPUT = _SavedOutput()
+
+def _check_saved(ctx):
+    "An inference tensor has no version counter a graph could trust: PyTorch refuses to save one for backward."
+    for t, _ in ctx._saved:
+        if t is not None and t._inference:
+            raise RuntimeError("Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+                               "inference mode in computation tracked by autograd. To work around this, you can make "
+                               "a clone to get a normal tensor and use it in autograd.")
 
 def _check_same_device(fn, inputs):
     "One error for every op that mixes devices: it names both devices and the fix."
@@ -1048,7 +1086,7 @@ def T(self: Tensor):
 def __getitem__(self: Tensor, idx):
     idx, advanced = _index(idx)
     out = GetItem.apply(self, idx if advanced else _as_view_index(idx), advanced)
-    if not advanced: out._version = self._version  # a view: writes through it change self's storage
+    if not advanced: _view_of(out, self)  # a view: writes through it change self's storage
     return out
 
 # %% ../nbs/00_autograd.ipynb #4924a995
@@ -1124,6 +1162,9 @@ def __array_wrap__(self: Tensor, array, context=None, return_scalar=False):
 # %% ../nbs/00_autograd.ipynb #4b3eadbc
 def _check_inplace(t, what):
     "In-place writes to a leaf that requires grad would silently corrupt its gradient: refuse them."
+    if t._inference and not _GradMode.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed. You can make a "
+                           "clone to get a normal tensor before doing inplace update.")
     if _GradMode.enabled and t.requires_grad and t.is_leaf:
         raise RuntimeError(f"{what}: a leaf tensor that requires grad can't be changed in place while grad "
                            "mode is on, or its gradient would be wrong. Put manual updates inside "
@@ -1365,8 +1406,32 @@ def __init_subclass__(cls: Function, **kwargs):
         return output
     cls.forward = staticmethod(forward_with_ctx)
 
+# %% ../nbs/00_autograd.ipynb #2094acce
+class inference_mode(contextlib.ContextDecorator):
+    "Record nothing, and make every new tensor an inference tensor, which autograd refuses to use later."
+    def __new__(cls, mode=True):
+        self = super().__new__(cls)
+        if not callable(mode): return self
+        self.__init__()
+        return self(mode)  # @inference_mode without parentheses: decorate the function now
+    def __init__(self, mode=True): self.mode = bool(mode)
+    def _recreate_cm(self): return inference_mode(self.mode)  # a fresh one per call of a decorated function
+    def __enter__(self):
+        self.prev = _GradMode.enabled, _GradMode.inference, _GradMode.wanted
+        _GradMode.enabled, _GradMode.inference, _GradMode.wanted = not self.mode, self.mode, False
+    def __exit__(self, *exc): _GradMode.enabled, _GradMode.inference, _GradMode.wanted = self.prev
+
+def is_inference_mode_enabled():
+    "True inside `inference_mode()`."
+    return _GradMode.inference
+
+@patch
+def is_inference(self: Tensor):
+    "Whether this tensor was made in inference mode (or is a view of such a tensor)."
+    return self._inference
+
 # %% ../nbs/00_autograd.ipynb #f5fa95ae
-_GRAPH_STATE = ("_grad", "grad_fn", "_accumulator", "_version")
+_GRAPH_STATE = ("_grad", "grad_fn", "_accumulator", "_version", "_inference")
 
 @patch
 def __getstate__(self: Tensor):

@@ -23,7 +23,7 @@ __all__ = ['clip', 'return_types_max', 'return_types_min', 'concat', 'zeros_like
            'Softmax', 'LogSoftmax', 'LogSumExp', 'manual_seed', 'zeros', 'ones', 'empty', 'full', 'arange', 'linspace',
            'eye', 'rand', 'randn', 'randint', 'randperm', 'full_like', 'Norm', 'Sign', 'RoundDecimals', 'NanToNum',
            'remainder', 'Cumsum', 'Cumprod', 'Prod', 'Flip', 'Diagonal', 'DiagonalScatter', 'Unfold', 'var_mean',
-           'std_mean', 'from_numpy', 'as_tensor', 'inference_mode', 'einsum', 'assert_close']
+           'std_mean', 'from_numpy', 'as_tensor', 'einsum', 'assert_close']
 
 # %% ../nbs/01_tensor.ipynb #71dbbcfe
 import functools
@@ -1706,15 +1706,6 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, np.ndarray) and (dtype is None or np.dtype(dtype) == data.dtype) and device in (None, "numpy"):
         return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
-
-class inference_mode(set_grad_enabled):
-    "No graph is recorded inside (a context manager, or a decorator with or without parentheses)."
-    def __new__(cls, mode=True):
-        self = super().__new__(cls)
-        if not callable(mode): return self
-        self.__init__()
-        return self(mode)  # @inference_mode without parentheses: decorate the function now
-    def __init__(self, mode=True): super().__init__(not mode)
 
 # %% ../nbs/01_tensor.ipynb #6d313bdc
 def _einsum_terms(equation, n_operands):
