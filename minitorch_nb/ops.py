@@ -1799,8 +1799,23 @@ def _check_sizes(ops):
                                    f"previously seen size {size[l]}")
 
 # %% ../nbs/01_tensor.ipynb #1e5314c6
+def _sublist_letter(s):
+    "A subscript of the sublist form as a letter: 0-25 are A-Z, 26-51 a-z, and Ellipsis is '...'."
+    if s is Ellipsis: return "..."
+    s = operator.index(s)
+    if not 0 <= s < 52: raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+    return chr(ord("A") + s) if s < 26 else chr(ord("a") + s - 26)
+
+def _sublist_equation(args):
+    "einsum(a, [0, 1], b, [1, 2], [0, 2]) is einsum('AB,BC->AC', a, b): the equation, and the operands."
+    pairs, out = (args[:-1], args[-1]) if len(args) % 2 else (args, None)
+    terms = ["".join(map(_sublist_letter, sublist)) for sublist in pairs[1::2]]
+    arrow = "" if out is None else "->" + "".join(map(_sublist_letter, out))
+    return ",".join(terms) + arrow, pairs[0::2]
+
 def einsum(equation, *operands):
-    "Einstein summation, e.g. einsum('bij,bjk->bik', a, b): diagonals, sums and batched matmuls of views."
+    "Einstein summation, e.g. einsum('bij,bjk->bik', a, b) or einsum(a, [0, 1], b, [1, 2], [0, 2])."
+    if not isinstance(equation, str): equation, operands = _sublist_equation((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)): operands = tuple(operands[0])
     terms, out = _einsum_terms(equation, len(operands))
     _check_tensors(operands, "einsum")

@@ -491,6 +491,15 @@ op("einsum", "ii->i", A(4, 4), forms=("torch",), id="einsum-diagonal")
 op("einsum", "...ij->...ji", A(2, 3, 4), forms=("torch",), id="einsum-ellipsis")
 op("einsum", "ij,ij", A(3, 4), A(4, 3, layout="T"), forms=("torch",), id="einsum-implicit")
 op("einsum", "ij,jk->ik", A(2, 3), A(4, 5), raises=True, forms=("torch",), id="einsum-mismatch")
+# the sublist form: each operand followed by its subscripts (ints in [0, 52), or Ellipsis), then the output's
+op("einsum", A(2, 3), [0, 1], A(3, 4), [1, 2], [0, 2], forms=("torch",), id="einsum-sublist")
+op("einsum", A(2, 3, 4), [0, 1, 2], A(2, 4, 5), [0, 2, 3], forms=("torch",), id="einsum-sublist-implicit")
+op("einsum", A(2, 3, 4), [Ellipsis, 30, 40], A(4, 3, layout="T"), [30, 40], [Ellipsis], forms=("torch",),
+   id="einsum-sublist-ellipsis")
+op("einsum", A(4, 4), [7, 7], [7], forms=("torch",), id="einsum-sublist-diagonal")
+op("einsum", A(2, 3), [0, 52], forms=("torch",), raises=True, id="einsum-sublist-out-of-range")
+op("einsum", A(2, 3), [0, -1], forms=("torch",), raises=True, id="einsum-sublist-negative")
+op("einsum", A(2, 3), [0, 1], [0, 0], forms=("torch",), raises=True, id="einsum-sublist-repeated-output")
 op("as_tensor", N([[1.0, 2.0]]), forms=("torch",), grad=False, dtypes=("float32",))
 op("from_numpy", N([[1.0, 2.0]]), forms=("torch",), grad=False, dtypes=("float32",))
 
