@@ -1557,15 +1557,37 @@ def msort(input: Tensor):
     "Sorted along the first dimension (values only)."
     return input.sort(0).values
 
+def _select(a, k, largest):
+    "Where the k largest (smallest) of each row of `a` are, in index order: argpartition's O(n), no sort."
+    n = a.shape[-1]
+    at = n - k if largest else k - 1  # after the partition, the k-th value sits here
+    edge = np.take_along_axis(a, np.argpartition(a, at, axis=-1)[..., at:at + 1], axis=-1)
+    nan, nan_edge = (np.isnan(a), np.isnan(edge)) if a.dtype.kind == "f" else (False, False)
+    beyond = ((a > edge) | (nan & ~nan_edge)) if largest else ((a < edge) | (~nan & nan_edge))  # NaN is largest
+    ties = (a == edge) | (nan & nan_edge)
+    wanted = k - beyond.sum(axis=-1, keepdims=True)  # the ties that complete the k: the first ones, by index
+    chosen = beyond | (ties & (np.cumsum(ties, axis=-1) <= wanted))
+    return np.nonzero(chosen)[-1].reshape(a.shape[:-1] + (k,))  # exactly k per row, row by row
+
+def _topk_indices(a, k, largest):
+    "Indices of the k largest (smallest) along the last axis of `a`: a selection, then a sort of those k only."
+    if k == 0: return np.zeros(a.shape[:-1] + (0,), dtype=np.int64)
+    idx = _select(a, k, largest)
+    v = np.take_along_axis(a, idx, axis=-1)
+    if not largest: return np.take_along_axis(idx, np.argsort(v, axis=-1, kind="stable"), axis=-1)
+    order = (k - 1) - np.argsort(v[..., ::-1], axis=-1, kind="stable")[..., ::-1]  # descending, ties in order
+    return np.take_along_axis(idx, order, axis=-1)
+
 @patch
 def topk(input: Tensor, k, dim=-1, largest=True, sorted=True):
-    "The k largest (or smallest) elements along `dim` and their indices, largest first."
+    "The k largest (or smallest) elements along `dim` and their indices, largest first; ties by lower index."
     x = input.reshape(1) if input.ndim == 0 else input
     d = _one_dim(x, dim, "topk")
     if not 0 <= k <= x.shape[d]: raise RuntimeError(f"selected index k out of range: k = {k}, but dimension {d} "
                                                     f"has {x.shape[d]} elements")
-    values, indices = x.sort(d, descending=largest)
-    values, indices = _slice(values, d, 0, k), _slice(indices, d, 0, k)
+    host = np.moveaxis(np.asarray(x.array), d, -1)  # the selection runs on the host, as sort does
+    idx = namespace(x.array).asarray(np.moveaxis(_topk_indices(host, k, largest), -1, d))
+    values, indices = _take_along(x, idx, d), Tensor._make(idx)
     if input.ndim == 0: values, indices = values.reshape(()), indices.reshape(())
     return return_types_topk(values, indices)
 

@@ -464,6 +464,11 @@ op("msort", A(3, 4), dtypes=NUM)
 op("topk", A(3, 6), 2, dtypes=NUM)
 op("topk", A(3, 6), 2, dim=0, largest=False, id="topk-smallest")
 op("topk", A(3, 4), 5, raises=True, id="topk-too-many")
+op("topk", A(4, 200), 3, dim=1, id="topk-long-rows")  # n >= 64 k: torch's partial-sort path
+op("topk", A(200, 3, layout="T"), 4, largest=False, id="topk-long-rows-T")
+op("topk", V([[1.0, np.nan, 3.0, np.nan, 2.0]]), 3, grad=False, id="topk-nan")  # NaN is the largest
+op("topk", V([[1.0, np.nan, 3.0, np.nan, 2.0]]), 3, largest=False, grad=False, id="topk-nan-smallest")
+op("topk", A(3, 4), 0, id="topk-zero")
 op("isclose", A(3, 4), A(3, 4), grad=False, dtypes=NUM)
 op("isclose", V([1.0, np.nan, 1e-9]), V([1.0 + 1e-6, np.nan, 0.0]), equal_nan=True, grad=False, id="isclose-nan")
 op("allclose", A(3, 4), A(3, 4), grad=False, dtypes=NUM)
