@@ -569,7 +569,7 @@ def run_backward(outputs, gradients, retain_graph, create_graph, inputs=None):
     input_nodes = None if inputs is None else [_edge(t) for t in inputs]
     wanted = None if inputs is None else {id(n): None for n in input_nodes}
     order = _topological_order(roots)
-    with set_grad_enabled(create_graph):
+    with _GradSwitch(create_graph):  # recorded only when building a differentiable graph
         for node in order:
             grad = buffers.pop(id(node), None)
             if grad is None: continue
