@@ -425,8 +425,8 @@ class Function:
         "Keep these tensors (or None) for the backward pass; their version is checked on use."
         try: self._saved = tuple((t, None if t is None else t._version.value) for t in tensors)
         except AttributeError:
-            i = next(i for i, t in enumerate(tensors) if t is not None and not isinstance(t,
-                                                                                          Tensor))
+            i = next(i for i, t in enumerate(tensors)
+                     if t is not None and not isinstance(t, Tensor))
             raise TypeError(f"save_for_backward can only save tensors (or None), but argument {i} "
                             f"is of type {type(tensors[i]).__name__}; keep other values as "
                             f"attributes, e.g. ctx.k = k") from None
@@ -1494,8 +1494,8 @@ class _MultiOutput(Function):
     "The node of a Function with several outputs: its backward gets one gradient per output."
     def __init__(self, ctx, outs):
         super().__init__()
-        self.ctx, self.next_functions, self.needs_input_grad = (ctx, ctx.next_functions,
-                                                                ctx.needs_input_grad)
+        self.ctx, self.next_functions = ctx, ctx.next_functions
+        self.needs_input_grad = ctx.needs_input_grad
         if hasattr(ctx, "_tensor_args"): self._tensor_args = ctx._tensor_args
         self.zeros = [(o.shape, o.dtype, namespace(o.array)) if isinstance(o, Tensor) else None
                       for o in outs]

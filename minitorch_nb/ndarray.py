@@ -691,8 +691,8 @@ def permute_dims(self: NDArray, axes):
 
 @patch
 def permute(self: NDArray, *axes):
-    return self.permute_dims(axes[0] if len(axes) == 1 and isinstance(axes[0],
-                                                                      (tuple, list)) else axes)
+    one = len(axes) == 1 and isinstance(axes[0], (tuple, list))  # x.permute((1, 0)) as well
+    return self.permute_dims(axes[0] if one else axes)
 
 @patch
 def swapaxes(self: NDArray, a, b):
@@ -997,8 +997,8 @@ def adopt(self: NumpyBackend, host, device):
     # NDArray._wrap's work, written out: every shortcut ends here, one call fewer
     x = object.__new__(NDArray)
     # ravel: a view
-    x.buffer, x.device, x.base, x._contiguous, x._numpy_view = (host.ravel(), device, None, True,
-                                                                host)
+    x.buffer, x.device, x.base, x._contiguous = host.ravel(), device, None, True
+    x._numpy_view = host
     x.shape, x.strides, x.offset = host.shape, _compact_strides(host.shape, "C"), 0
     x.dtype, x.ndim, x.size = host.dtype, host.ndim, host.size
     return x
@@ -1085,7 +1085,7 @@ def _inplace(name):
     def iop(self, other):
         a, b = _promote(self, other)
         if (a is self and b.buffer is not self.buffer
-            and _ufunc_dtype(name, a.dtype, b.dtype) == self.dtype
+                and _ufunc_dtype(name, a.dtype, b.dtype) == self.dtype
                 and broadcast_shapes(self.shape, b.shape) == self.shape):
             # the common case (p -= lr * g): the kernel writes straight into self
             _check_writable(self)
@@ -1406,8 +1406,8 @@ def _add_method(op):
                                                            if op.kind == "reduce" else ".")
     if op.kind == "unary": _set_method(op.api, lambda self: elementwise(name, self), doc)
     elif op.kind == "reduce":
-        _set_method(op.api, lambda self, axis=None, keepdims=False: self.reduce(name, axis,
-                                                                                keepdims), doc)
+        reduce = lambda self, axis=None, keepdims=False: self.reduce(name, axis, keepdims)
+        _set_method(op.api, reduce, doc)
 
 for _op in OPS.values(): _add_namespace_function(_op); _add_method(_op)
 for _name in ("argmax", "argmin", "mean", "var", "std"):  # built from rows, in the namespace above
@@ -1481,8 +1481,8 @@ class AsStrided(Function):
     def forward(ctx, a, size, stride, offset):
         storage = _storage_view(a.array)
         view = storage.as_strided(size, stride, offset)
-        ctx.out_layout, ctx.in_layout = (size, stride, offset), (a.shape, a.stride(),
-                                                                 a.storage_offset())
+        ctx.out_layout = size, stride, offset
+        ctx.in_layout = a.shape, a.stride(), a.storage_offset()
         ctx.storage_size = storage.size
         return view if isinstance(a.array, NDArray) else as_numpy_view(view)
     @staticmethod

@@ -4,14 +4,14 @@
 
 # %% auto #0
 __all__ = ['clip', 'return_types_max', 'return_types_min', 'concat', 'zeros_like', 'ones_like', 'empty_like', 'rand_like',
-           'randn_like', 'Trunc', 'Atan2', 'Copysign', 'Logaddexp', 'Logaddexp2', 'Remainder', 'Fmod', 'FloorDivide',
-           'TruncDivide', 'function_forms', 'matmul', 'mean', 'reshape', 'permute', 'transpose', 'tanh', 'sigmoid',
-           'sqrt', 'relu', 'maximum', 'minimum', 'clamp', 'argmax', 'argmin', 'var', 'std', 'masked_fill', 'unsqueeze',
-           'squeeze', 'flatten', 'broadcast_to', 'clone', 'split', 'chunk', 'softmax', 'log_softmax', 'logsumexp',
-           'add', 'sub', 'subtract', 'mul', 'multiply', 'div', 'divide', 'true_divide', 'neg', 'negative', 'mm', 't',
-           'exp', 'log', 'sin', 'cos', 'norm', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'numel', 'log1p', 'expm1', 'tan',
-           'sinh', 'cosh', 'log2', 'log10', 'square', 'rsqrt', 'reciprocal', 'sign', 'floor', 'ceil', 'isnan', 'isinf',
-           'isfinite', 'amax', 'detach', 'expand_as', 'reshape_as', 'asin', 'arcsin', 'acos', 'arccos', 'atan',
+           'randn_like', 'Round', 'Trunc', 'Atan2', 'Copysign', 'Logaddexp', 'Logaddexp2', 'Remainder', 'Fmod',
+           'FloorDivide', 'TruncDivide', 'function_forms', 'matmul', 'mean', 'reshape', 'permute', 'transpose', 'tanh',
+           'sigmoid', 'sqrt', 'relu', 'maximum', 'minimum', 'clamp', 'argmax', 'argmin', 'var', 'std', 'masked_fill',
+           'unsqueeze', 'squeeze', 'flatten', 'broadcast_to', 'clone', 'split', 'chunk', 'softmax', 'log_softmax',
+           'logsumexp', 'add', 'sub', 'subtract', 'mul', 'multiply', 'div', 'divide', 'true_divide', 'neg', 'negative',
+           'mm', 't', 'exp', 'log', 'sin', 'cos', 'norm', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'numel', 'log1p', 'expm1',
+           'tan', 'sinh', 'cosh', 'log2', 'log10', 'square', 'rsqrt', 'reciprocal', 'sign', 'floor', 'ceil', 'isnan',
+           'isinf', 'isfinite', 'amax', 'detach', 'expand_as', 'reshape_as', 'asin', 'arcsin', 'acos', 'arccos', 'atan',
            'arctan', 'asinh', 'arcsinh', 'acosh', 'arccosh', 'atanh', 'arctanh', 'atan2', 'arctan2', 'exp2', 'trunc',
            'fix', 'frac', 'copysign', 'logaddexp', 'logaddexp2', 'fmod', 'floor_divide', 'lerp', 'nan_to_num',
            'logical_and', 'logical_or', 'logical_xor', 'logical_not', 'return_types_cummax', 'return_types_cummin',
@@ -88,8 +88,8 @@ def _numerical_vjp(fn, inputs, i, vs, eps):
             moved[idx] += sign * eps
             # fn may differentiate (gradgradcheck)
             args[i] = Tensor._make(moved).to(device).requires_grad_()
-            total += sign * sum(float(np.sum(v * _numpy(o))) for v, o in zip(vs,
-                                                                             _outputs(fn(*args))))
+            outs = _outputs(fn(*args))
+            total += sign * sum(float(np.sum(v * _numpy(o))) for v, o in zip(vs, outs))
         out[idx] = total / (2 * eps)
     return out
 
@@ -240,8 +240,8 @@ class Maximum(Function):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         wa, wb = _tie_weights(a.array, b.array, grad.dtype)
-        return unbroadcast(grad * _constant(wa), a.shape), unbroadcast(grad * _constant(wb),
-                                                                       b.shape)
+        return (unbroadcast(grad * _constant(wa), a.shape),
+                unbroadcast(grad * _constant(wb), b.shape))
 
 class Minimum(Function):
     @staticmethod
@@ -253,8 +253,8 @@ class Minimum(Function):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         wb, wa = _tie_weights(a.array, b.array, grad.dtype)  # the smaller side gets the gradient
-        return unbroadcast(grad * _constant(wa), a.shape), unbroadcast(grad * _constant(wb),
-                                                                       b.shape)
+        return (unbroadcast(grad * _constant(wa), a.shape),
+                unbroadcast(grad * _constant(wb), b.shape))
 
 @patch
 def maximum(self: Tensor, other):
@@ -694,9 +694,8 @@ class LogSumExp(Function):
         m = xp.max(a.array, axis=dims, keepdims=True)
         m = xp.where(xp.isinf(m), xp.zeros_like(m), m)  # rows of -inf give -inf, not nan
         out = xp.log(xp.sum(xp.exp(a.array - m), axis=dims, keepdims=True)) + m
-        return out if keepdim else xp.reshape(out,
-                                              tuple(n for i, n in enumerate(a.shape)
-                                                    if i not in dims))
+        if keepdim: return out
+        return xp.reshape(out, tuple(n for i, n in enumerate(a.shape) if i not in dims))
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
@@ -923,8 +922,8 @@ class Norm(Function):
         ctx.save_for_backward(a)
         ctx.save_output()
         ctx.p, ctx.dims = p, dims
-        xp, x, kw = namespace(a.array), namespace(a.array).abs(a.array), dict(axis=dims,
-                                                                              keepdims=keepdim)
+        xp, kw = namespace(a.array), dict(axis=dims, keepdims=keepdim)
+        x = xp.abs(a.array)
         if p == 2: return xp.sqrt(xp.sum(x * x, **kw))
         if p in (math.inf, -math.inf): return (xp.max if p > 0 else xp.min)(x, **kw)
         if p == 0: return xp.sum(xp.astype(x != 0, a.dtype), **kw)  # how many elements are not 0
@@ -1009,13 +1008,12 @@ _UNARY = {  # name: (namespace function, derivative, converts integers to float)
     "tan": ("tan", lambda a: 1 + a.tan() ** 2, True), "sinh": ("sinh", lambda a: a.cosh(), True),
     "cosh": ("cosh", lambda a: a.sinh(), True), "log2": ("log2", lambda a: 1 / (a * _LN2), True),
     "log10": ("log10", lambda a: 1 / (a * _LN10), True),
-    "floor": ("floor", _zero, False), "ceil": ("ceil", _zero, False),
-          "round": ("round", _zero, False)}
+    "floor": ("floor", _zero, False), "ceil": ("ceil", _zero, False)}
 
 def _unary_method(name, fn, floating):
     if floating: return lambda self: fn.apply(_floating(self))
     def rounding(self):
-        _not_for(name, self, "b")  # floor, ceil and round have no bool kernel in PyTorch
+        _not_for(name, self, "b")  # floor and ceil have no bool kernel in PyTorch
         return fn.apply(self)
     return rounding
 
@@ -1040,6 +1038,8 @@ def sign(input: Tensor):
 def square(input: Tensor):
     "x * x; bools become int64 first, as PyTorch's square (a power) promotes them."
     return input * input if input.dtype != bool_ else input.to(int64).square()
+
+Round = _unary("Round", "round", _zero)
 
 class RoundDecimals(Function):
     """round(x * 10^d) / 10^d, or round(x / 10^-d) * 10^-d for d < 0, in the dtype (PyTorch's);
@@ -1088,11 +1088,11 @@ def _method(name, fn, doc):
 
 _INVERSES = {  # name: (namespace function, derivative, PyTorch's other spelling)
     "asin": ("asin", lambda a: (1 - a * a).rsqrt(), "arcsin"),
-             "acos": ("acos", lambda a: -(1 - a * a).rsqrt(), "arccos"),
+    "acos": ("acos", lambda a: -(1 - a * a).rsqrt(), "arccos"),
     "atan": ("atan", lambda a: 1 / (1 + a * a), "arctan"),
-             "asinh": ("asinh", lambda a: (a * a + 1).rsqrt(), "arcsinh"),
+    "asinh": ("asinh", lambda a: (a * a + 1).rsqrt(), "arcsinh"),
     "acosh": ("acosh", lambda a: (a * a - 1).rsqrt(), "arccosh"),
-             "atanh": ("atanh", lambda a: 1 / (1 - a * a), "arctanh"),
+    "atanh": ("atanh", lambda a: 1 / (1 - a * a), "arctanh"),
     "exp2": ("exp2", lambda a: a.exp2() * _LN2, None)}
 
 for _name, (_api, _d, _alias) in _INVERSES.items():
@@ -1189,7 +1189,7 @@ def _binary_method(name, fn, tensor_only):
 
 Atan2, Copysign, Logaddexp, Logaddexp2, Remainder, Fmod, FloorDivide = (
     _zip_fn("".join(p.capitalize() for p in name.split("_")), name, *_BINARY[name])
-                                                                        for name in _BINARY)
+    for name in _BINARY)
 for _fn, _name in zip((Atan2, Copysign, Logaddexp, Logaddexp2, Remainder, Fmod, FloorDivide),
                       _BINARY):
     _method(_name, _binary_method(_name, _fn, _name in ("atan2", "logaddexp", "logaddexp2")),
@@ -1290,19 +1290,14 @@ def logical_not(self: Tensor):
 
 # %% ../nbs/01_tensor.ipynb #82822111
 _FUNCTION_FORMS = ("matmul", "mean", "reshape", "permute", "transpose", "tanh", "sigmoid", "sqrt",
-                   "relu",
-                  "maximum", "minimum", "clamp", "argmax", "argmin", "var", "std", "masked_fill",
-                   "unsqueeze",
-                  "squeeze", "flatten", "broadcast_to", "clone", "split", "chunk", "softmax",
-                   "log_softmax", "logsumexp",
-                  "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
-                   "neg", "negative",
-                  "mm", "t", "exp", "log", "sin", "cos", "clip", "norm", "eq", "ne", "lt", "le",
-                   "gt", "ge", "numel",
-                  "log1p", "expm1", "tan", "sinh", "cosh", "log2", "log10", "square", "rsqrt",
-                   "reciprocal", "sign",
-                  "floor", "ceil", "isnan", "isinf", "isfinite", "amax", "detach", "expand_as",
-                   "reshape_as")
+                   "relu", "maximum", "minimum", "clamp", "argmax", "argmin", "var", "std",
+                   "masked_fill", "unsqueeze", "squeeze", "flatten", "broadcast_to", "clone",
+                   "split", "chunk", "softmax", "log_softmax", "logsumexp", "add", "sub",
+                   "subtract", "mul", "multiply", "div", "divide", "true_divide", "neg", "negative",
+                   "mm", "t", "exp", "log", "sin", "cos", "clip", "norm", "eq", "ne", "lt", "le",
+                   "gt", "ge", "numel", "log1p", "expm1", "tan", "sinh", "cosh", "log2", "log10",
+                   "square", "rsqrt", "reciprocal", "sign", "floor", "ceil", "isnan", "isinf",
+                   "isfinite", "amax", "detach", "expand_as", "reshape_as")
 # bound at the package's top level
 _BUILTIN_FORMS = ("abs", "max", "min", "sum", "pow", "round", "all", "any")
 # torch.add(2, x) works; torch.exp(2.) doesn't
@@ -1363,9 +1358,8 @@ from .autograd import GetItem, IndexAdd, tensor, set_grad_enabled
 def _along(index, dim):
     """The full index that reads `index` (an integer array) along `dim`, and the matching
     position elsewhere."""
-    return tuple(index if i == dim else np.arange(n).reshape([-1 if j == i else 1
-                                                              for j in range(index.ndim)])
-                 for i, n in enumerate(index.shape))
+    def position(i, n): return np.arange(n).reshape([n if j == i else 1 for j in range(index.ndim)])
+    return tuple(index if i == dim else position(i, n) for i, n in enumerate(index.shape))
 
 def _take_along(x, index, dim):
     "x's elements at positions `index` along `dim`: a gather, whose gradient is a scatter-add."
@@ -1538,8 +1532,8 @@ def prod(input: Tensor, dim=None, keepdim=False, *, dtype=None, axis=None):
     if dim is not None and not isinstance(dim, (int, np.integer)):
         raise TypeError(f"prod(): dim must be an int, got {type(dim).__name__} (PyTorch's prod "
                         f"takes one dimension)")
-    x = input.to(dtype) if dtype is not None else (input.to(int64) if input.dtype.kind in "biu"
-                                                   else input)
+    if dtype is not None: x = input.to(dtype)
+    else: x = input.to(int64) if input.dtype.kind in "biu" else input
     if dim is None: return Prod.apply(x, None, False)
     return Prod.apply(x, _one_dim(x, dim, "prod"), keepdim) if x.ndim else x
 
@@ -1575,8 +1569,8 @@ class Flip(Function):
 def flip(input: Tensor, *args, dims=None):
     """Reverse the order of elements along `dims`: x.flip(0, 1), x.flip((0, 1)) or flip(x,
     dims=(0, 1))."""
-    dims = _shape_args(args) if dims is None else ((dims,) if isinstance(dims, int)
-                                                   else tuple(dims))
+    if dims is None: dims = _shape_args(args)
+    else: dims = (dims,) if isinstance(dims, int) else tuple(dims)
     d = _dims(dims, input.ndim)
     if input.ndim == 0: return input.clone()  # one element: nothing to reverse
     if len(d) != len(dims):
@@ -2212,5 +2206,5 @@ _INPLACE_FORMS = ("add", "sub", "mul", "div", "pow", "neg", "abs", "sqrt", "rsqr
                   "tril", "triu")
 for _name in _INPLACE_FORMS:
     setattr(Tensor, _name + "_", _inplace(getattr(Tensor, _name), _name + "_"))
-addcmul, addcdiv = (function_forms.setdefault(name, _function_form(name)) for name in ("addcmul",
-                                                                                       "addcdiv"))
+addcmul, addcdiv = (function_forms.setdefault(name, _function_form(name))
+                    for name in ("addcmul", "addcdiv"))

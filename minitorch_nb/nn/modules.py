@@ -66,8 +66,8 @@ class Module:
     def __setattr__(self, name, value):
         """Route Parameters, Modules and registered buffers into their tables; anything else is a
         plain attribute."""
-        params, modules, buffers = (self.__dict__.get(k) for k in ("_parameters", "_modules",
-                                                                   "_buffers"))
+        params, modules, buffers = (self.__dict__.get(k)
+                                    for k in ("_parameters", "_modules", "_buffers"))
         if isinstance(value, (Parameter, Module)):
             if params is None:
                 raise AttributeError(f"cannot assign {type(value).__name__} '{name}' before "
@@ -310,8 +310,8 @@ def zero_grad(self: Module, set_to_none=True):
 def _addindent(text, spaces):
     "Indent every line but the first (PyTorch's layout for nested reprs)."
     lines = text.split("\n")
-    return lines[0] if len(lines) == 1 else "\n".join([lines[0]] + [" " * spaces + l
-                                                                    for l in lines[1:]])
+    if len(lines) == 1: return lines[0]
+    return "\n".join([lines[0]] + [" " * spaces + l for l in lines[1:]])
 
 @patch
 def extra_repr(self: Module):
@@ -1044,8 +1044,8 @@ class Embedding(Module):
                 raise ValueError(f"padding_idx {padding_idx} must be within num_embeddings "
                                  f"({num_embeddings})")
             padding_idx %= num_embeddings
-        self.num_embeddings, self.embedding_dim, self.padding_idx = (num_embeddings, embedding_dim,
-                                                                     padding_idx)
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.padding_idx = padding_idx
         self.weight = _empty_parameter(num_embeddings, embedding_dim, dtype=dtype, device=device)
         self.reset_parameters()
 
@@ -1131,8 +1131,8 @@ def pad(input, pad, mode="constant", value=None):
         # a gather: grads add up
         if mode != "constant": out = out[before + (_pad_positions(n, left, right, mode),)]
         else:
-            block = lambda k: _constant_like(np.full(out.shape[:dim] + (k,) + out.shape[dim + 1:],
-                                                     value or 0), out)
+            block = lambda k: _constant_like(
+                np.full(out.shape[:dim] + (k,) + out.shape[dim + 1:], value or 0), out)
             out = cat([block(left)] * bool(left) + [out] + [block(right)] * bool(right), dim)
     return out
 
@@ -1278,8 +1278,8 @@ class ModuleDict(Module):
 def _as_parameter(value):
     """A plain tensor becomes a Parameter (sharing its storage), as in PyTorch's parameter
     containers."""
-    return Parameter(value) if isinstance(value, Tensor) and not isinstance(value,
-                                                                            Parameter) else value
+    wrap = isinstance(value, Tensor) and not isinstance(value, Parameter)
+    return Parameter(value) if wrap else value
 
 _LEGACY_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
                       "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
@@ -1546,8 +1546,8 @@ def _soft_target_cross_entropy(logp, target, weight, reduction, label_smoothing,
                          f"{list(logp.shape)}, got {list(target.shape)}")
     n_classes = logp.shape[class_dim]
     if label_smoothing: target = target * (1 - label_smoothing) + label_smoothing / n_classes
-    weighted = logp * target if weight is None else logp * target * _class_weight_view(weight, logp,
-                                                                                       class_dim)
+    weighted = logp * target
+    if weight is not None: weighted = weighted * _class_weight_view(weight, logp, class_dim)
     losses = -weighted.sum(class_dim)
     if reduction == "mean": return losses.sum() / (logp.numel() // n_classes)
     return _reduce(losses, reduction)
@@ -1863,8 +1863,8 @@ def load_state_dict(self: Module, state_dict, strict=True):
     errors, copies = [], []
     if strict:
         if unexpected:
-            errors.append("Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"'
-                                                                          for k in unexpected))
+            errors.append("Unexpected key(s) in state_dict: "
+                          + ", ".join(f'"{k}"' for k in unexpected))
         if missing:
             errors.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing))
     for key, target in own.items():
