@@ -20,6 +20,7 @@ if _os.environ.get("MINITORCH_NB_THREAD_ENV", "1") != "0":
 # module (mt.autograd.Exp, mt.ops.ReLU): at the top level, as in PyTorch, ReLU is only nn.ReLU.
 from . import autograd  # 00
 from .autograd import (Tensor, tensor, Function, device, no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
+                       inference_mode, is_inference_mode_enabled,
                        float32, float64, float16, int64, int32, int16, int8, uint8, bool_, bfloat16, result_type,
                        broadcast_shapes)
 # PyTorch's other names for the dtypes (mt.long is a dtype; t.long() stays a Tensor method)
@@ -42,7 +43,7 @@ sum, pow, round, all, any = (ops.function_forms[_n] for _n in ("sum", "pow", "ro
 # Chapter 01's scans, sorts, views, einsum and selection, in PyTorch's spellings; mt.testing.assert_close
 from .ops import (einsum, cumsum, cumprod, cummax, cummin, logcumsumexp, prod, tril, triu, flip, roll, diagonal, diag,
                   sort, argsort, msort, topk, isclose, allclose, nonzero, argwhere, masked_select, repeat_interleave,
-                  unflatten, var_mean, std_mean, from_numpy, as_tensor, inference_mode)
+                  unflatten, var_mean, std_mean, from_numpy, as_tensor)
 from . import testing
 # elementwise maths (chapter 01): inverse functions, rounding, remainders, lerp, nan_to_num, logical ops
 from .ops import (asin, arcsin, acos, arccos, atan, arctan, asinh, arcsinh, acosh, arccosh, atanh, arctanh, atan2,

@@ -4,13 +4,14 @@
 
 # %% auto #0
 __all__ = ['float32', 'float64', 'float16', 'int64', 'int32', 'int16', 'int8', 'uint8', 'bool_', 'bfloat16', 'ACCELERATOR_TYPES',
-           'is_grad_enabled', 'set_grad_enabled', 'no_grad', 'enable_grad', 'as_array', 'namespace', 'device_of',
+           'is_grad_enabled', 'no_grad', 'enable_grad', 'set_grad_enabled', 'as_array', 'namespace', 'device_of',
            'register_device', 'available_devices', 'device', 'set_default_device', 'get_default_device',
            'current_accelerator', 'is_accelerator_available', 'accelerator_count', 'current_accelerator_index',
            'Tensor', 'tensor', 'Function', 'AccumulateGrad', 'run_backward', 'backward', 'grad', 'result_type',
            'unbroadcast', 'broadcast_shapes', 'Add', 'Sub', 'Mul', 'Div', 'PowTensor', 'Pow', 'Neg', 'Exp', 'Log',
            'Sin', 'Cos', 'Cast', 'Sum', 'Expand', 'Reshape', 'Permute', 'MatMul', 'GetItem', 'IndexAdd', 'SetItem',
-           'ToDevice', 'graph_nodes', 'draw_graph', 'Variable', 'saved_arrays', 'saved_bytes', 'Dual', 'derivative']
+           'ToDevice', 'graph_nodes', 'draw_graph', 'inference_mode', 'is_inference_mode_enabled', 'Variable',
+           'saved_arrays', 'saved_bytes', 'Dual', 'derivative']
 
 # %% ../nbs/00_autograd.ipynb #dbe310bc
 import contextlib
@@ -28,11 +29,13 @@ float32, float64, float16, int64, int32, int16, int8, uint8, bool_ = (np.dtype(n
     "float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8", "bool"))
 
 class _Unavailable:
-    "A dtype name numpy lacks: any use (as a dtype, or as `dtype or default`) raises a TypeError that says so."
+    """A dtype name numpy lacks: any use (as a dtype, or as `dtype or default`) raises a
+    TypeError that says so."""
     def __init__(self, name, why): self.name, self.why = name, why
     def __repr__(self): return f"{self.name} (unavailable)"
     @property
-    def dtype(self): raise TypeError(f"{self.name} is not available: {self.why}")  # numpy asks every dtype= for .dtype
+    # numpy asks every dtype= for .dtype
+    def dtype(self): raise TypeError(f"{self.name} is not available: {self.why}")
     def __bool__(self): raise TypeError(f"{self.name} is not available: {self.why}")
 
 bfloat16 = _Unavailable("bfloat16", "numpy has no bfloat16 dtype; use float16 (mt.half) or float32")
@@ -41,24 +44,46 @@ bfloat16 = _Unavailable("bfloat16", "numpy has no bfloat16 dtype; use float16 (m
 class _GradMode:
     "Whether new operations are recorded for autograd (one switch for the process, as in PyTorch)."
     enabled = True
+    # inference mode (see below): nothing is recorded, new tensors are inference tensors
+    inference = False
+    # grad mode switched on inside inference mode: reported by is_grad_enabled, never recorded
+    wanted = False
 
 def is_grad_enabled():
-    "True when new operations are recorded on the tape."
-    return _GradMode.enabled
+    "True when grad mode is on (new operations are recorded, outside inference mode)."
+    return _GradMode.enabled or _GradMode.wanted
 
-class set_grad_enabled(contextlib.ContextDecorator):
-    "Turn recording on or off inside a `with` block or a decorated function, then restore it."
+class _GradSwitch(contextlib.ContextDecorator):
+    "Set grad mode to `mode` inside a `with` block or a decorated function, then restore it."
     def __init__(self, mode): self.mode = bool(mode)
-    def __enter__(self): self.prev, _GradMode.enabled = _GradMode.enabled, self.mode
-    def __exit__(self, *exc): _GradMode.enabled = self.prev
+    # a fresh one per call of a decorated function
+    def _recreate_cm(self): return _GradSwitch(self.mode)
+    def __enter__(self):
+        self.prev = _GradMode.enabled, _GradMode.wanted
+        # inference mode records nothing, even here
+        _GradMode.enabled = self.mode and not _GradMode.inference
+        _GradMode.wanted = self.mode and _GradMode.inference
+    def __exit__(self, *exc): _GradMode.enabled, _GradMode.wanted = self.prev
 
-class no_grad(set_grad_enabled):
+class no_grad(_GradSwitch):
     "Record nothing: for manual parameter updates and for inference."
     def __init__(self): super().__init__(False)
 
-class enable_grad(set_grad_enabled):
+class enable_grad(_GradSwitch):
     "Record again, even inside a `no_grad` block."
     def __init__(self): super().__init__(True)
+
+class set_grad_enabled(_GradSwitch):
+    """Grad mode on or off from now on (`set_grad_enabled(False)`), or inside a `with` block or
+    decorated function."""
+    def __init__(self, mode):
+        super().__init__(mode)
+        # as in PyTorch, the call itself switches; `with` and a decorator restore
+        _GradSwitch.__enter__(self)
+    def __enter__(self): pass
+    def __call__(self, fn):
+        _GradSwitch.__exit__(self)  # decorating switches nothing now: each call of fn does
+        return super().__call__(fn)
 
 # %% ../nbs/00_autograd.ipynb #cf3d6a20
 def as_array(data, dtype=None):
@@ -83,12 +108,15 @@ def namespace(arr):
 
 def device_of(arr):
     "Name of the device an array lives on: numpy arrays are on device 'numpy'."
-    return "numpy" if isinstance(arr, (np.ndarray, np.generic)) else arr.device  # numpy 2 scalars say .device == "cpu"
+    # numpy 2 scalars say .device == "cpu"
+    return "numpy" if isinstance(arr, (np.ndarray, np.generic)) else arr.device
 
 # %% ../nbs/00_autograd.ipynb #7db378ef
-_DEVICES = {"numpy": np.asarray}  # registered name -> function that brings a numpy array onto the device
+# registered name -> function that brings a numpy array onto the device
+_DEVICES = {"numpy": np.asarray}
 
-_AVAILABLE = {"numpy": lambda: True}  # registered name -> whether the hardware behind it is there now
+# registered name -> whether the hardware behind it is there now
+_AVAILABLE = {"numpy": lambda: True}
 
 def register_device(name, from_numpy, available=lambda: True):
     "Make `name` a device: `from_numpy` turns a numpy array into that device's array."
@@ -100,7 +128,8 @@ def available_devices():
     return [name for name in _DEVICES if _AVAILABLE[name]()]
 
 class device(str):
-    "A registered device name, spelled as in PyTorch: device('cuda:0'), device('cuda', 0); .type and .index."
+    """A registered device name, spelled as in PyTorch: device('cuda:0'), device('cuda', 0);
+    .type and .index."""
     def __new__(cls, spec, index=None):
         kind, _, number = str(spec).partition(":")
         if kind not in _DEVICES:
@@ -111,7 +140,9 @@ class device(str):
         d = super().__new__(cls, kind)
         d.type, d.index = kind, index
         return d
-    def __repr__(self): return f"device(type={self.type!r}" + ("" if self.index is None else f", index={self.index}") + ")"
+    def __repr__(self):
+        index = "" if self.index is None else f", index={self.index}"
+        return f"device(type={self.type!r}{index})"
 
 _DEVICE_OBJECTS = {}
 
@@ -128,7 +159,8 @@ class _Defaults:
 
 def set_default_device(device):
     "Make new tensors on `device` when a call names none; None: back to 'numpy'."
-    _Defaults.device = "numpy" if device is None else _device_object(str(device)).type  # checks it is registered
+    # checks it is registered
+    _Defaults.device = "numpy" if device is None else _device_object(str(device)).type
 
 def get_default_device():
     "The device new tensors are made on when a call names none."
@@ -137,9 +169,11 @@ def get_default_device():
 ACCELERATOR_TYPES = ("cuda", "mps", "xpu")  # the device types PyTorch counts as accelerators
 
 def current_accelerator(check_available=False):
-    "The first registered accelerator (present now, with check_available), or None: torch.accelerator's."
+    """The first registered accelerator (present now, with check_available), or None:
+    torch.accelerator's."""
     for name in _DEVICES:
-        if name in ACCELERATOR_TYPES and (not check_available or _AVAILABLE[name]()): return _device_object(name)
+        if name in ACCELERATOR_TYPES and (not check_available or _AVAILABLE[name]()):
+            return _device_object(name)
     return None
 
 def is_accelerator_available():
@@ -152,7 +186,8 @@ def accelerator_count():
 
 def current_accelerator_index():
     "The index of the current accelerator (always 0); an error when there is none, as in PyTorch."
-    if not is_accelerator_available(): raise RuntimeError("Cannot access accelerator device when none is available.")
+    if not is_accelerator_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
     return 0
 
 # %% ../nbs/00_autograd.ipynb #bf1874f8
@@ -163,12 +198,16 @@ class _Version:
 
 # %% ../nbs/00_autograd.ipynb #6b52d6d9
 def _legacy_data(args, dtype):
-    "The array of `Tensor(*args)`: sizes give uninitialised float32; Python data becomes float32; arrays keep theirs."
-    if all(isinstance(a, int) and not isinstance(a, bool) for a in args):  # Tensor(), Tensor(3), Tensor(2, 3)
-        if any(a < 0 for a in args): raise RuntimeError(f"can't create a tensor with negative dimension: {list(args)}")
+    """The array of `Tensor(*args)`: sizes give uninitialised float32; Python data becomes
+    float32; arrays keep theirs."""
+    # Tensor(), Tensor(3), Tensor(2, 3)
+    if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+        if any(a < 0 for a in args):
+            raise RuntimeError(f"can't create a tensor with negative dimension: {list(args)}")
         return np.empty(args or (0,), dtype=dtype or float32)
     if len(args) != 1:
-        raise TypeError(f"Tensor() takes sizes (ints) or one piece of data, got ({', '.join(type(a).__name__ for a in args)})")
+        raise TypeError(f"Tensor() takes sizes (ints) or one piece of data, got "
+                        f"({', '.join(type(a).__name__ for a in args)})")
     data = args[0].array if isinstance(args[0], Tensor) else args[0]
     array = hasattr(data, "__array_namespace__") or isinstance(data, (np.ndarray, np.generic))
     return as_array(data, dtype if dtype is not None or array else float32)
@@ -176,14 +215,19 @@ def _legacy_data(args, dtype):
 class Tensor:
     "An n-dimensional array that can record the operations made with it, for autograd."
     __array_priority__ = 1000  # numpy scalars and arrays hand binary operators to Tensor
+    _inference = False  # made in inference mode (see `inference_mode`): set on those tensors only
 
     def __init__(self, *data, dtype=None, device=None, requires_grad=False):
-        "PyTorch's legacy constructor: `Tensor(2, 3)` is uninitialised float32, `Tensor([1, 2])` float32 data."
+        """PyTorch's legacy constructor: `Tensor(2, 3)` is uninitialised float32, `Tensor([1,
+        2])` float32 data."""
         self.array = _legacy_data(data, dtype)
         self._grad, self.grad_fn, self._requires_grad = None, None, False
         self._version, self._accumulator = _Version(), None
-        if device is None and _Defaults.device != "numpy": device = _Defaults.device  # set_default_device
-        if device is not None and _device_object(device) != self.device: self.array = self.to(device).array
+        # set_default_device
+        if device is None and _Defaults.device != "numpy": device = _Defaults.device
+        if device is not None and _device_object(device) != self.device:
+            self.array = self.to(device).array
+        if _GradMode.inference: self._inference = True
         if requires_grad: self.requires_grad_()
 
     @classmethod
@@ -192,20 +236,26 @@ class Tensor:
         t = cls.__new__(cls)
         t.array, t._grad, t.grad_fn, t._requires_grad = data, None, grad_fn, False
         t._version, t._accumulator = version or _Version(), None
+        if _GradMode.inference: t._inference = True
         return t
 
     shape = property(lambda self: self.array.shape, doc="Size of each dimension (a tuple).")
     dtype = property(lambda self: self.array.dtype, doc="Element type.")
     ndim = property(lambda self: self.array.ndim, doc="Number of dimensions.")
-    device = property(lambda self: _device_object(device_of(self.array)), doc="Where the data lives (a `device`).")
-    is_leaf = property(lambda self: self.grad_fn is None, doc="Made by the user, not by a recorded op.")
+    device = property(lambda self: _device_object(device_of(self.array)),
+                      doc="Where the data lives (a `device`).")
+    is_leaf = property(lambda self: self.grad_fn is None,
+                       doc="Made by the user, not by a recorded op.")
     requires_grad = property(lambda self: self._requires_grad or self.grad_fn is not None,
                              lambda self, value: _set_requires_grad(self, value),
                              doc="Whether gradients flow to this tensor; a leaf's can be set.")
     grad = property(lambda self: self._grad, lambda self, g: _set_grad(self, g),
-                    lambda self: _set_grad(self, None), doc="The gradient that backward accumulated, or None.")
-    data = property(lambda self: Tensor._make(self.array), lambda self, t: _set_data(self, t),
-                    doc="PyTorch's `.data`: a tensor on the same storage, outside the graph and the version count.")
+                    lambda self: _set_grad(self, None),
+                    doc="The gradient that backward accumulated, or None.")
+    data = property(lambda self: _view_of(Tensor._make(self.array), self, version=False),
+                    lambda self, t: _set_data(self, t),
+                    doc="PyTorch's `.data`: a tensor on the same storage, outside the graph and "
+                        "the version count.")
 
     def size(self, dim=None):
         "The shape, or the size of one dimension."
@@ -218,49 +268,63 @@ class Tensor:
     def requires_grad_(self, requires_grad=True):
         "Start (or stop) tracking gradients for this leaf tensor, in place."
         if not self.is_leaf:
-            if requires_grad: return self  # a result of recorded ops already requires grad: nothing to do
+            # a result of recorded ops already requires grad: nothing to do
+            if requires_grad: return self
             raise RuntimeError(_LEAF_ONLY + _DETACH_HINT)
         if requires_grad and self.dtype.kind != "f":
-            raise RuntimeError(f"only tensors of floating point dtype can require gradients, got {self.dtype}; "
-                               "convert first, e.g. x.float()")
+            raise RuntimeError(f"only tensors of floating point dtype can require gradients, got "
+                               f"{self.dtype}; convert first, e.g. x.float()")
+        if requires_grad and self._inference and not _GradMode.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._requires_grad = bool(requires_grad)
         return self
 
     def retain_grad(self):
         "Keep `.grad` for this non-leaf tensor after backward (leaves always keep theirs)."
-        if not self.requires_grad: raise RuntimeError("can't retain_grad on a tensor that doesn't require grad")
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on a tensor that doesn't require grad")
         if self.grad_fn is not None: self.grad_fn._retained = weakref.ref(self)
         return self
 
     def detach(self):
         "The same values, sharing storage, cut from the graph."
-        return Tensor._make(self.array, version=self._version)
+        return _view_of(Tensor._make(self.array), self)
 
     def numpy(self):
         "The data as a numpy array (shares memory for tensors on device 'numpy')."
         if self.requires_grad:
-            raise RuntimeError("can't call numpy() on a tensor that requires grad: use tensor.detach().numpy()")
+            raise RuntimeError("can't call numpy() on a tensor that requires grad: use "
+                               "tensor.detach().numpy()")
         return self.array if isinstance(self.array, np.ndarray) else np.asarray(self.array)
     def item(self):
         "The value of a one-element tensor as a Python number."
-        if self.numel() != 1: raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
-        return self.array.reshape(()).item() if isinstance(self.array, np.ndarray) else np.asarray(self.array).item()
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to "
+                               f"Scalar")
+        return (self.array.reshape(()).item() if isinstance(self.array, np.ndarray)
+                else np.asarray(self.array).item())
     def tolist(self): return np.asarray(self.array).tolist()
     def __float__(self): return float(self.item())
     def __int__(self): return int(self.item())
     def __bool__(self):
         if self.numel() != 1:
-            raise RuntimeError(f"the truth value of a tensor with {self.numel()} elements is ambiguous; use .any() or .all()")
+            raise RuntimeError(f"the truth value of a tensor with {self.numel()} elements is "
+                               f"ambiguous; use .any() or .all()")
         return bool(self.item())
     def __array__(self, dtype=None, copy=None):
-        "numpy's view of the values; refused while the tensor requires grad, as numpy would drop its graph."
+        """numpy's view of the values; refused while the tensor requires grad, as numpy would
+        drop its graph."""
         arr = self.numpy()
         return arr if dtype is None and not copy else np.array(arr, dtype=dtype, copy=copy)
     def __format__(self, spec):
-        "f'{loss:.4f}': a 0-d tensor formats as its number, as in PyTorch; other tensors only as str()."
+        """f'{loss:.4f}': a 0-d tensor formats as its number, as in PyTorch; other tensors only
+        as str()."""
         if self.ndim == 0: return format(self.item(), spec)
-        if spec: raise TypeError(f"unsupported format string {spec!r} for a tensor of shape {list(self.shape)}: "
-                                 "only 0-d tensors format like numbers; format t.item() or t.tolist()")
+        if spec:
+            raise TypeError(f"unsupported format string {spec!r} for a tensor of shape "
+                            f"{list(self.shape)}: only 0-d tensors format like numbers; format "
+                            "t.item() or t.tolist()")
         return str(self)
 
     def __repr__(self):
@@ -284,20 +348,30 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     arr = as_array(data, dtype)
     if arr is data: arr = namespace(arr).asarray(arr, copy=True)  # never alias the caller's array
     t = Tensor._make(arr)
-    if device is None and _Defaults.device != "numpy": device = _Defaults.device  # set_default_device
+    # set_default_device
+    if device is None and _Defaults.device != "numpy": device = _Defaults.device
     if device is not None and device != t.device: t = t.to(device)
     return t.requires_grad_() if requires_grad else t
+
+def _view_of(view, base, version=True):
+    """A view shares its base's storage: its version counter (writes through it count), and being
+    an inference tensor."""
+    if version: view._version = base._version
+    if view._inference != base._inference: view._inference = base._inference
+    return view
 
 # %% ../nbs/00_autograd.ipynb #e3b61fde
 class Function:
     """An operation with `forward` and `backward` side by side.
 
-    `forward(ctx, *args)` gets the arguments as given and returns an array computed from the inputs'
-    `.data` (the teaching form), or a Tensor or a tuple of them (PyTorch's form); it is never recorded.
-    `backward(ctx, *grads)` gets one gradient per output and returns one per tensor argument, or one per
-    argument with None for the others (PyTorch's form). It is built from Tensor operations, so that the
-    backward pass can itself be recorded (higher-order gradients)."""
-    __slots__ = ("next_functions", "needs_input_grad", "_saved", "_output", "_released", "_retained", "__weakref__")
+    `forward(ctx, *args)` gets the arguments as given and returns an array computed from the
+    inputs' `.data` (the teaching form), or a Tensor or a tuple of them (PyTorch's form); it is
+    never recorded. `backward(ctx, *grads)` gets one gradient per output and returns one per
+    tensor argument, or one per argument with None for the others (PyTorch's form). It is built
+    from Tensor operations, so that the backward pass can itself be recorded (higher-order
+    gradients)."""
+    __slots__ = ("next_functions", "needs_input_grad", "_saved", "_output", "_released",
+                 "_retained", "__weakref__")
 
     def __init__(self):
         self.next_functions, self._saved, self._output, self._released = (), (), None, False
@@ -310,25 +384,31 @@ class Function:
         inputs = [a for a in args if isinstance(a, Tensor)]
         n = len(inputs)
         if n > 1: _check_same_device(cls, inputs)
-        flags = [t._requires_grad or t.grad_fn is not None for t in inputs]  # requires_grad, without the property
+        # requires_grad, without the property
+        flags = [t._requires_grad or t.grad_fn is not None for t in inputs]
         record = _GradMode.enabled and True in flags
-        # needs_input_grad: one flag per argument (False for a non-tensor), so forward can save less; the flags
-        # describe the inputs, so they stay the same under no_grad, as in PyTorch
+        # needs_input_grad: one flag per argument (False for a non-tensor), so forward can save
+        # less; the flags describe the inputs, so they stay the same under no_grad, as in PyTorch
         if n == len(args): ctx.needs_input_grad = tuple(flags)
         elif all(map(operator.is_, args, inputs)):  # the tensors come first: the rest are False
             ctx.needs_input_grad = (*flags, *(False,) * (len(args) - n))
         else:  # a non-tensor before a tensor: the engine must know where the tensors were
             ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-            if record: ctx._tensor_args = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+            if record:
+                ctx._tensor_args = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         if record:
-            _GradMode.enabled = False  # forward is never recorded, even when it is written with Tensor operations
+            # forward is never recorded, even when it is written with Tensor operations
+            _GradMode.enabled = False
             try: data = cls.forward(ctx, *args, **kwargs)
             finally: _GradMode.enabled = True
+            if ctx._saved: _check_saved(ctx)
         else:
             data = cls.forward(ctx, *args, **kwargs)
         if type(data) is not np.ndarray:
-            if isinstance(data, (Tensor, tuple)): return _wrap_outputs(ctx, data, inputs, record)  # PyTorch's form
-            if isinstance(data, np.generic): data = np.asarray(data)  # numpy returns scalars from 0-d math
+            # PyTorch's form
+            if isinstance(data, (Tensor, tuple)): return _wrap_outputs(ctx, data, inputs, record)
+            # numpy returns scalars from 0-d math
+            if isinstance(data, np.generic): data = np.asarray(data)
         out = Tensor._make(data)
         if record:
             ctx.next_functions = tuple(_edge(t) for t in inputs)
@@ -345,9 +425,11 @@ class Function:
         "Keep these tensors (or None) for the backward pass; their version is checked on use."
         try: self._saved = tuple((t, None if t is None else t._version.value) for t in tensors)
         except AttributeError:
-            i = next(i for i, t in enumerate(tensors) if t is not None and not isinstance(t, Tensor))
-            raise TypeError(f"save_for_backward can only save tensors (or None), but argument {i} is of type "
-                            f"{type(tensors[i]).__name__}; keep other values as attributes, e.g. ctx.k = k") from None
+            i = next(i for i, t in enumerate(tensors)
+                     if t is not None and not isinstance(t, Tensor))
+            raise TypeError(f"save_for_backward can only save tensors (or None), but argument {i} "
+                            f"is of type {type(tensors[i]).__name__}; keep other values as "
+                            f"attributes, e.g. ctx.k = k") from None
 
     def save_output(self):
         "Keep the result of `forward` for the backward pass (e.g. exp, whose derivative is itself)."
@@ -372,9 +454,9 @@ class Function:
     def _check_not_released(self):
         if self._released:
             raise RuntimeError(
-                f"{self.name()} has already freed its saved tensors: you are running backward through the "
-                "same graph a second time. Pass retain_graph=True to the first backward() (or autograd.grad) "
-                "if you need to go through the graph again")
+                f"{self.name()} has already freed its saved tensors: you are running backward "
+                f"through the same graph a second time. Pass retain_graph=True to the first "
+                "backward() (or autograd.grad) if you need to go through the graph again")
 
     def _release(self):
         "Free the saved tensors once backward has used them."
@@ -382,10 +464,21 @@ class Function:
         self._saved, self._output = (), None
 
 class _SavedOutput:
-    "Marks a node's own output among its saved tensors: it is re-attached on use, so the node holds no cycle."
+    """Marks a node's own output among its saved tensors: it is re-attached on use, so the node
+    holds no cycle."""
     def __repr__(self): return "<output>"
 
 _OUTPUT = _SavedOutput()
+
+def _check_saved(ctx):
+    """An inference tensor has no version counter a graph could trust: PyTorch refuses to save
+    one for backward."""
+    for t, _ in ctx._saved:
+        if t is not None and t._inference:
+            raise RuntimeError("Inference tensors cannot be saved for backward. Please do not use "
+                               "Tensors created in inference mode in computation tracked by "
+                               "autograd. To work around this, you can make a clone to get a "
+                               "normal tensor and use it in autograd.")
 
 def _check_same_device(fn, inputs):
     "One error for every op that mixes devices: it names both devices and the fix."
@@ -393,15 +486,15 @@ def _check_same_device(fn, inputs):
     for t in inputs[1:]:
         other = device_of(t.array)
         if other != first:
-            raise RuntimeError(f"{fn.__name__}: expected all tensors on the same device, but found {first!r} and "
-                               f"{other!r}; move one first, e.g. t.to({first!r})")
+            raise RuntimeError(f"{fn.__name__}: expected all tensors on the same device, but found "
+                               f"{first!r} and {other!r}; move one first, e.g. t.to({first!r})")
 
 def _check_version(counter, version, node):
     if counter.value != version:
         raise RuntimeError(
-            f"a tensor saved by {node.name()} for the backward pass was modified by an in-place operation "
-            f"(version {counter.value}, saved at version {version}); make a copy before changing it in place, "
-            "or change it out of place")
+            f"a tensor saved by {node.name()} for the backward pass was modified by an in-place "
+            f"operation (version {counter.value}, saved at version {version}); make a copy before "
+            f"changing it in place, or change it out of place")
 
 class AccumulateGrad:
     "The graph node of a leaf tensor: adds the incoming gradient to its `.grad`."
@@ -443,23 +536,26 @@ def _topological_order(roots):
 def _root_gradient(t, gradient):
     "The starting gradient: ones for a scalar, else the one the caller passed, checked."
     if not t.requires_grad:
-        raise RuntimeError("this tensor does not require grad and has no grad_fn: it was computed under "
-                           "no_grad(), detached, or from tensors without requires_grad=True, so there is no "
-                           "graph to differentiate. Compute it with grad enabled from leaves that require grad")
+        raise RuntimeError("this tensor does not require grad and has no grad_fn: it was computed "
+                           "under no_grad(), detached, or from tensors without requires_grad=True, "
+                           "so there is no graph to differentiate. Compute it with grad enabled "
+                           "from leaves that require grad")
     if gradient is None:
         if t.numel() != 1:
-            raise RuntimeError(f"backward() without a gradient needs a scalar output, got shape {list(t.shape)}: "
-                               "pass gradient= (same shape), or reduce first, e.g. y.sum().backward()")
+            raise RuntimeError(f"backward() without a gradient needs a scalar output, got shape "
+                               f"{list(t.shape)}: pass gradient= (same shape), or reduce first, "
+                               "e.g. y.sum().backward()")
         return Tensor._make(namespace(t.array).ones_like(t.array))
     g = gradient if isinstance(gradient, Tensor) else Tensor(gradient, dtype=t.dtype)
     if g.shape != t.shape:
-        raise RuntimeError(f"gradient has shape {list(g.shape)} but the output has shape {list(t.shape)}")
+        raise RuntimeError(f"gradient has shape {list(g.shape)} but the output has shape "
+                           f"{list(t.shape)}")
     return g
 
 def _check_grad(node, i, g, t_shape):
     if g is not None and g.shape != t_shape:
-        raise RuntimeError(f"{node.name()} returned a gradient of shape {list(g.shape)} for input {i}, "
-                           f"which has shape {list(t_shape)}")
+        raise RuntimeError(f"{node.name()} returned a gradient of shape {list(g.shape)} for input "
+                           f"{i}, which has shape {list(t_shape)}")
 
 def run_backward(outputs, gradients, retain_graph, create_graph, inputs=None):
     """Propagate `gradients` from `outputs` back through the graph, visiting each node once.
@@ -469,10 +565,11 @@ def run_backward(outputs, gradients, retain_graph, create_graph, inputs=None):
     roots = [_edge(t) for t in outputs]
     buffers = {}
     for node, t, g in zip(roots, outputs, gradients): _add_to(buffers, node, _root_gradient(t, g))
-    input_nodes = None if inputs is None else [_edge(t) for t in inputs]  # held, so their ids stay valid
+    # held, so their ids stay valid
+    input_nodes = None if inputs is None else [_edge(t) for t in inputs]
     wanted = None if inputs is None else {id(n): None for n in input_nodes}
     order = _topological_order(roots)
-    with set_grad_enabled(create_graph):
+    with _GradSwitch(create_graph):  # recorded only when building a differentiable graph
         for node in order:
             grad = buffers.pop(id(node), None)
             if grad is None: continue
@@ -491,7 +588,8 @@ def _run_node(node, grad, buffers, retain_graph):
     "Call one node's backward and pass each input gradient on to the node it belongs to."
     grads = type(node).backward(node, grad)
     if not isinstance(grads, tuple): grads = (grads,)
-    if len(grads) != len(node.next_functions): grads = _tensor_grads(node, grads)  # one per argument (PyTorch)
+    # one per argument (PyTorch)
+    if len(grads) != len(node.next_functions): grads = _tensor_grads(node, grads)
     for nxt, g in zip(node.next_functions, grads):
         if nxt is not None and g is not None: _add_to(buffers, nxt, g)
     if not retain_graph: node._release()
@@ -503,16 +601,22 @@ def _add_to(buffers, node, g):
     buffers[key] = g if key not in buffers else buffers[key] + g
 
 def _engine_alone_holds(g):
-    """True when only the engine refers to gradient `g` (its names in run_backward, _accumulate and here) and g's
-    array owns its memory (not a view): then `g` can become `.grad` as it is, without a copy, as in PyTorch."""
-    return sys.getrefcount(g) == 4 and sys.getrefcount(g.array) == 2 and g.array.base is None  # each count + its argument
+    """True when only the engine refers to gradient `g` (its names in run_backward, _accumulate
+    and here) and g's array owns its memory (not a view): then `g` can become `.grad` as it is,
+    without a copy, as in PyTorch."""
+    # each count + its argument
+    return sys.getrefcount(g) == 4 and sys.getrefcount(g.array) == 2 and g.array.base is None
 
 def _accumulate(leaf, g, create_graph):
-    "Add `g` into `leaf.grad` (or a retained non-leaf's): backward calls add up until someone zeroes it."
+    """Add `g` into `leaf.grad` (or a retained non-leaf's): backward calls add up until someone
+    zeroes it."""
     if g.shape != leaf.shape:
-        raise RuntimeError(f"gradient of shape {list(g.shape)} for a leaf of shape {list(leaf.shape)}")
-    if leaf._grad is None:  # _grad: the engine's gradients are right by construction, unlike assigned ones
-        taken = create_graph or _engine_alone_holds(g)  # else a copy: something else may change g, or g it
+        raise RuntimeError(f"gradient of shape {list(g.shape)} for a leaf of shape "
+                           f"{list(leaf.shape)}")
+    # _grad: the engine's gradients are right by construction, unlike assigned ones
+    if leaf._grad is None:
+        # else a copy: something else may change g, or g it
+        taken = create_graph or _engine_alone_holds(g)
         leaf._grad = g if taken else Tensor._make(namespace(g.array).asarray(g.array, copy=True))
     elif create_graph or leaf._grad.requires_grad:
         leaf._grad = leaf._grad + g
@@ -523,17 +627,21 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
     "Compute the gradients of `tensors` and accumulate them into the leaves' `.grad`."
     tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
     grad_tensors = [None] * len(tensors) if grad_tensors is None else list(grad_tensors)
-    run_backward(tensors, grad_tensors, create_graph if retain_graph is None else retain_graph, create_graph)
+    run_backward(tensors, grad_tensors, create_graph if retain_graph is None else retain_graph,
+                 create_graph)
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False):
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=False):
     "Return the gradients of `outputs` with respect to `inputs`, without touching `.grad`."
     outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     single = isinstance(inputs, Tensor)
     inputs = [inputs] if single else list(inputs)
     for i, t in enumerate(inputs):
         if not t.requires_grad: raise RuntimeError(f"input {i} of grad() does not require grad")
-    if grad_outputs is None or isinstance(grad_outputs, Tensor): grad_outputs = [grad_outputs] * len(outputs)
-    grads = run_backward(outputs, list(grad_outputs), create_graph if retain_graph is None else retain_graph,
+    if grad_outputs is None or isinstance(grad_outputs, Tensor):
+        grad_outputs = [grad_outputs] * len(outputs)
+    grads = run_backward(outputs, list(grad_outputs),
+                         create_graph if retain_graph is None else retain_graph,
                          create_graph, inputs=inputs)
     for i, g in enumerate(grads):
         if g is None and not allow_unused:
@@ -558,7 +666,8 @@ def result_type(*operands):
     if top_scalar > top:
         return float32 if top_scalar == 2 else int64
     for want_dims in (True, False):
-        group = [t.dtype for t in tensors if _KIND_RANK[t.dtype.kind] == top and (t.ndim > 0) == want_dims]
+        group = [t.dtype for t in tensors if _KIND_RANK[t.dtype.kind] == top
+                 and (t.ndim > 0) == want_dims]
         if group: return np.result_type(*group)
 
 def _scalar_rank(s):
@@ -582,7 +691,8 @@ def unbroadcast(grad, shape):
     "Sum `grad` over the dimensions that broadcasting added or stretched, so it has `shape`."
     if grad.shape == tuple(shape): return grad
     extra = grad.ndim - len(shape)
-    dims = tuple(range(extra)) + tuple(i + extra for i, n in enumerate(shape) if n == 1 and grad.shape[i + extra] != 1)
+    dims = tuple(range(extra)) + tuple(i + extra for i, n in enumerate(shape) if n == 1
+                                       and grad.shape[i + extra] != 1)
     return grad.sum(dim=dims, keepdim=True).reshape(shape) if dims else grad.reshape(shape)
 
 def broadcast_shapes(*shapes):
@@ -593,12 +703,15 @@ def broadcast_shapes(*shapes):
     for i in range(-ndim, 0):
         sizes = {s[i] for s in shapes if len(s) >= -i and s[i] != 1}
         if len(sizes) > 1:
-            raise RuntimeError(f"shapes {' and '.join(str(list(s)) for s in shapes)} can't be broadcast together: "
-                             f"dimension {ndim + i} has sizes {sorted(sizes)}")
+            raise RuntimeError(f"shapes {' and '.join(str(list(s)) for s in shapes)} can't be "
+                               f"broadcast together: dimension {ndim + i} has sizes "
+                               f"{sorted(sizes)}")
         out.append(sizes.pop() if sizes else 1)
     return tuple(out)
 
 # %% ../nbs/00_autograd.ipynb #32a770e2
+_ieee = np.errstate(all="ignore")  # a decorator: numpy's floating-point warnings off for the call
+
 class Add(Function):
     @staticmethod
     def forward(ctx, a, b):
@@ -625,7 +738,8 @@ class Mul(Function):
     @staticmethod
     def forward(ctx, a, b):
         broadcast_shapes(a.shape, b.shape)
-        need_a, need_b = ctx.needs_input_grad  # keep each input only if the other's gradient needs it
+        # keep each input only if the other's gradient needs it
+        need_a, need_b = ctx.needs_input_grad
         ctx.save_for_backward(a if need_b else None, b if need_a else None)
         ctx.shapes = a.shape, b.shape
         return a.array * b.array
@@ -638,6 +752,7 @@ class Mul(Function):
 
 class Div(Function):
     @staticmethod
+    @_ieee
     def forward(ctx, a, b):
         broadcast_shapes(a.shape, b.shape)
         ctx.save_for_backward(a, b)
@@ -649,10 +764,12 @@ class Div(Function):
         return ga, unbroadcast(-grad * a / (b * b), b.shape) if need_b else None
 
 def _power(a, b, negative):
-    "a ** b on arrays; integers to negative integer powers are refused (PyTorch's RuntimeError, not numpy's)."
+    """a ** b on arrays; integers to negative integer powers are refused (PyTorch's RuntimeError,
+    not numpy's)."""
     if a.dtype.kind in "biu" and negative:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    with np.errstate(divide="ignore", invalid="ignore"):  # 0 ** -1 is inf, as in PyTorch, without a warning
+    # 0 ** -1 is inf, as in PyTorch, without a warning
+    with np.errstate(divide="ignore", invalid="ignore"):
         return a ** b
 
 def _mask(cond, like):
@@ -666,7 +783,8 @@ class PowTensor(Function):
         broadcast_shapes(a.shape, b.shape)
         ctx.save_for_backward(a, b)
         ctx.save_output()
-        if a.dtype.kind in "iu" and b.dtype.kind in "iu" and bool((b.array < 0).any()):  # PyTorch truncates 2 ** -2 to 0
+        # PyTorch truncates 2 ** -2 to 0
+        if a.dtype.kind in "iu" and b.dtype.kind in "iu" and bool((b.array < 0).any()):
             xp = namespace(a.array)
             q = _power(xp.astype(a.array, float64), b.array, False)
             return xp.astype(xp.sign(q) * xp.floor(xp.abs(q)), a.dtype)
@@ -674,11 +792,13 @@ class PowTensor(Function):
     @staticmethod
     def backward(ctx, grad):
         (a, b), (need_a, need_b) = ctx.saved_tensors, ctx.needs_input_grad
-        # PyTorch's conventions at 0: d/da is 0 where b == 0 (a ** 0 is constant), d/db is 0 where a == 0 and
-        # b >= 0; the masks move the exponent to 0 and the log's argument to 1 there, so no 0 * inf makes NaN
+        # PyTorch's conventions at 0: d/da is 0 where b == 0 (a ** 0 is constant), d/db is 0 where a
+        # == 0 and b >= 0; the masks move the exponent to 0 and the log's argument to 1 there, so no
+        # 0 * inf makes NaN
         zero_b, zero_a = b.array == 0, (a.array == 0) & (b.array >= 0)
         ga = unbroadcast(grad * b * a ** (b - 1 + _mask(zero_b, b)), a.shape) if need_a else None
-        gb = unbroadcast(grad * ctx.output * (a + _mask(zero_a, a)).log(), b.shape) if need_b else None
+        gb = (unbroadcast(grad * ctx.output * (a + _mask(zero_a, a)).log(), b.shape) if need_b
+              else None)
         return ga, gb  # d(a^b)/db = a^b ln a
 
 class Pow(Function):
@@ -691,18 +811,25 @@ class Pow(Function):
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
-        if ctx.p == 0: return Tensor._make(namespace(grad.array).zeros_like(grad.array))  # x ** 0 is constant
+        # x ** 0 is constant
+        if ctx.p == 0: return Tensor._make(namespace(grad.array).zeros_like(grad.array))
         return grad * (ctx.p * a ** (ctx.p - 1))
 
 # %% ../nbs/00_autograd.ipynb #9a446c3b
+_BOOL_NEG = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+             "invert a mask, use the `~` or `logical_not()` operator instead.")
+
 class Neg(Function):
     @staticmethod
-    def forward(ctx, a): return -a.array
+    def forward(ctx, a):
+        if a.dtype == bool_: raise RuntimeError(_BOOL_NEG)
+        return -a.array
     @staticmethod
     def backward(ctx, grad): return -grad
 
 class Exp(Function):
     @staticmethod
+    @_ieee
     def forward(ctx, a):
         ctx.save_output()
         return namespace(a.array).exp(a.array)
@@ -711,6 +838,7 @@ class Exp(Function):
 
 class Log(Function):
     @staticmethod
+    @_ieee
     def forward(ctx, a):
         ctx.save_for_backward(a)
         return namespace(a.array).log(a.array)
@@ -742,6 +870,7 @@ class Cos(Function):
 class Cast(Function):
     "Change the dtype; the gradient is cast back."
     @staticmethod
+    @_ieee
     def forward(ctx, a, dtype):
         ctx.dtype = a.dtype
         return namespace(a.array).astype(a.array, dtype)
@@ -816,24 +945,29 @@ class MatMul(Function):
 def _check_matmul(sa, sb):
     "Raise an error naming both shapes when they can't be multiplied."
     if not sa or not sb:
-        raise RuntimeError(f"matmul needs tensors with at least 1 dimension, got shapes {list(sa)} and {list(sb)}")
+        raise RuntimeError(f"matmul needs tensors with at least 1 dimension, got shapes {list(sa)} "
+                           f"and {list(sb)}")
     k_a, k_b = sa[-1], (sb[-2] if len(sb) > 1 else sb[0])
     if k_a != k_b:
-        raise RuntimeError(f"matmul: shapes {list(sa)} and {list(sb)} don't match: the last dimension of the "
-                           f"first ({k_a}) must equal the {'second-to-last' if len(sb) > 1 else 'only'} "
-                           f"dimension of the second ({k_b})")
+        raise RuntimeError(f"matmul: shapes {list(sa)} and {list(sb)} don't match: the last "
+                           f"dimension of the first ({k_a}) must equal the "
+                           f"{'second-to-last' if len(sb) > 1 else 'only'} dimension of the second "
+                           f"({k_b})")
     broadcast_shapes(sa[:-2], sb[:-2])
 
 # %% ../nbs/00_autograd.ipynb #750d1cc4
 def _index(idx):
-    "Turn tensors inside an index into arrays; tell whether it is advanced (gathers) or basic (a view)."
+    """Turn tensors inside an index into arrays; tell whether it is advanced (gathers) or basic
+    (a view)."""
     parts = idx if isinstance(idx, tuple) else (idx,)
     parts = tuple(p.array if isinstance(p, Tensor) else p for p in parts)
-    advanced = any(hasattr(p, "__array_namespace__") or isinstance(p, (list, np.ndarray)) for p in parts)
+    advanced = any(hasattr(p, "__array_namespace__") or isinstance(p, (list, np.ndarray))
+                   for p in parts)
     return (parts if isinstance(idx, tuple) else parts[0]), advanced
 
 def _as_view_index(idx):
-    "A basic index with a trailing Ellipsis, so that numpy returns a 0-d view rather than a scalar copy."
+    """A basic index with a trailing Ellipsis, so that numpy returns a 0-d view rather than a
+    scalar copy."""
     parts = idx if isinstance(idx, tuple) else (idx,)
     return parts if any(p is Ellipsis for p in parts) else parts + (Ellipsis,)
 
@@ -886,7 +1020,8 @@ class ToDevice(Function):
 
 # %% ../nbs/00_autograd.ipynb #d802a41d
 def _floating(t):
-    "Integer and bool tensors become float32 for math whose result isn't an integer (PyTorch's rule)."
+    """Integer and bool tensors become float32 for math whose result isn't an integer (PyTorch's
+    rule)."""
     return t if t.dtype.kind == "f" else t.to(float32)
 
 _OPERANDS = (Tensor, int, float, bool, np.number, np.bool_)
@@ -895,13 +1030,26 @@ def _array_constant(arr, like):
     "A numpy array operand is a constant: a tensor on the device of `like`, with the array's dtype."
     return Tensor._make(_DEVICES[device_of(like.array)](arr))
 
+_BOOL_SUB = {2: "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+                "`^` or `logical_xor()` operator instead.",
+             1: "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                "trying to invert a mask, use the `~` or `logical_not()` operator instead."}
+
+def _check_sub(a, b):
+    "PyTorch refuses `-` with a bool operand, tensor or number: `~` or `^` is what such code means."
+    bools = sum(x.dtype == bool_ if isinstance(x, Tensor) else isinstance(x, (bool, np.bool_))
+                for x in (a, b))
+    if bools: raise RuntimeError(_BOOL_SUB[bools])
+
 def _binary(fn, swap=False):
     def op(self, other):
         if not isinstance(other, _OPERANDS):
             if not isinstance(other, np.ndarray): return NotImplemented
             other = _array_constant(other, self)
+        if fn is Sub: _check_sub(self, other)
         a, b = _operands(*((other, self) if swap else (self, other)))
-        if fn is Div and a.dtype.kind != "f": a, b = _floating(a), _floating(b)  # 1 / 2 is 0.5, as in PyTorch
+        # 1 / 2 is 0.5, as in PyTorch
+        if fn is Div and a.dtype.kind != "f": a, b = _floating(a), _floating(b)
         return fn.apply(a, b)
     op.__name__ = f"__{'r' if swap else ''}{fn.__name__.lower()}__"
     return op
@@ -926,19 +1074,24 @@ def __rpow__(self: Tensor, base):
 @patch
 def __neg__(self: Tensor): return Neg.apply(self)
 
+def _matmul(a, b):
+    """PyTorch multiplies matrices of one dtype only; a numpy array operand is converted as numpy
+    would."""
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != "
+                           f"{b.dtype}; convert one first, e.g. b.to(a.dtype)")
+    return MatMul.apply(a, b)
+
 @patch
 def __matmul__(self: Tensor, other):
-    if not isinstance(other, Tensor):
-        if not isinstance(other, np.ndarray): return NotImplemented
-        other = _array_constant(other, self)
-    return MatMul.apply(*_operands(self, other))
+    if isinstance(other, Tensor): return _matmul(self, other)
+    if not isinstance(other, np.ndarray): return NotImplemented
+    return _matmul(*_operands(self, _array_constant(other, self)))
 
 @patch
 def __rmatmul__(self: Tensor, other):
-    if not isinstance(other, Tensor):
-        if not isinstance(other, np.ndarray): return NotImplemented
-        other = _array_constant(other, self)
-    return MatMul.apply(*_operands(other, self))
+    if not isinstance(other, np.ndarray): return NotImplemented
+    return _matmul(*_operands(_array_constant(other, self), self))
 
 @patch
 def matmul(self: Tensor, other): return self @ other
@@ -950,12 +1103,14 @@ for _name, _fn in (("exp", Exp), ("log", Log), ("sin", Sin), ("cos", Cos)):
 def _dim_arg(dim, axis, name):
     "PyTorch accepts numpy's `axis=` for `dim=`; not both."
     if axis is None: return dim
-    if dim is not None: raise TypeError(f"{name}() got both dim and axis; pass one (axis is numpy's name for dim)")
+    if dim is not None:
+        raise TypeError(f"{name}() got both dim and axis; pass one (axis is numpy's name for dim)")
     return axis
 
 @patch
 def sum(self: Tensor, dim=None, keepdim=False, *, dtype=None, axis=None):
-    "Sum over `dim` (an int, a tuple, or None for all dimensions), after converting to `dtype` if given."
+    """Sum over `dim` (an int, a tuple, or None for all dimensions), after converting to `dtype`
+    if given."""
     if dtype is not None: self = self.to(dtype)
     return Sum.apply(self, _dim_arg(dim, axis, "sum"), keepdim)
 
@@ -965,22 +1120,27 @@ def mean(self: Tensor, dim=None, keepdim=False, *, dtype=None, axis=None):
     dim = _dim_arg(dim, axis, "mean")
     if dtype is not None: self = self.to(dtype)
     if self.dtype.kind != "f":
-        raise RuntimeError(f"mean() needs a floating point tensor, got {self.dtype}; convert with .float()")
+        raise RuntimeError(f"mean() needs a floating point tensor, got {self.dtype}; convert with "
+                           f".float()")
     count = math.prod(self.shape[d] for d in _dims(dim, self.ndim))
-    if count == 0: return self.sum(dim, keepdim) * math.nan  # the mean of nothing is nan, without 0/0's warning
+    # the mean of nothing is nan, without 0/0's warning
+    if count == 0: return self.sum(dim, keepdim) * math.nan
     return self.sum(dim, keepdim) / count
 
 def _shape_args(shape):
     "Accept both t.reshape(2, 3) and t.reshape((2, 3))."
-    return tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else tuple(shape)
+    return (tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list))
+            else tuple(shape))
 
 @patch
 def reshape(self: Tensor, *shape):
     "The same elements in a new shape; one dimension may be -1 (inferred)."
     shape = _shape_args(shape)
     n, known = self.numel(), math.prod(s for s in shape if s != -1)
-    if shape.count(-1) > 1 or (-1 not in shape and known != n) or (-1 in shape and (known == 0 or n % known)):
-        raise RuntimeError(f"shape {list(shape)} is invalid for a tensor of {n} elements (shape {list(self.shape)})")
+    if shape.count(-1) > 1 or (-1 not in shape and known != n) or (-1 in shape
+                                                                   and (known == 0 or n % known)):
+        raise RuntimeError(f"shape {list(shape)} is invalid for a tensor of {n} elements (shape "
+                           f"{list(self.shape)})")
     shape = tuple(n // known if s == -1 else s for s in shape)
     return self if shape == self.shape else Reshape.apply(self, shape)
 
@@ -988,7 +1148,8 @@ def reshape(self: Tensor, *shape):
 def expand(self: Tensor, *sizes):
     "Broadcast to `sizes` without copying (-1 keeps a dimension)."
     sizes = _shape_args(sizes)
-    shape = tuple(s if s != -1 else self.shape[i - len(sizes) + self.ndim] for i, s in enumerate(sizes))
+    shape = tuple(s if s != -1 else self.shape[i - len(sizes) + self.ndim]
+                  for i, s in enumerate(sizes))
     if broadcast_shapes(self.shape, shape) != shape:
         raise RuntimeError(f"can't expand a tensor of shape {list(self.shape)} to {list(sizes)}")
     return self if shape == self.shape else Expand.apply(self, shape)
@@ -998,7 +1159,8 @@ def permute(self: Tensor, *dims):
     "Reorder the dimensions (a view in PyTorch; here the array library decides)."
     dims = tuple(d % self.ndim for d in _shape_args(dims))
     if sorted(dims) != list(range(self.ndim)):
-        raise RuntimeError(f"permute needs each of the {self.ndim} dimensions once, got {list(dims)}")
+        raise RuntimeError(f"permute needs each of the {self.ndim} dimensions once, got "
+                           f"{list(dims)}")
     return Permute.apply(self, dims)
 
 @patch
@@ -1022,13 +1184,14 @@ def T(self: Tensor):
 def __getitem__(self: Tensor, idx):
     idx, advanced = _index(idx)
     out = GetItem.apply(self, idx if advanced else _as_view_index(idx), advanced)
-    if not advanced: out._version = self._version  # a view: writes through it change self's storage
+    if not advanced: _view_of(out, self)  # a view: writes through it change self's storage
     return out
 
 # %% ../nbs/00_autograd.ipynb #4924a995
 @patch
 def to(self: Tensor, *args, dtype=None, device=None):
-    "Convert to another dtype and/or device: t.to('numpy'), t.to(mt.float64), t.to(device=..., dtype=...)."
+    """Convert to another dtype and/or device: t.to('numpy'), t.to(mt.float64), t.to(device=...,
+    dtype=...)."""
     for a in args:
         if isinstance(a, str): device = a
         else: dtype = np.dtype(a)
@@ -1036,7 +1199,8 @@ def to(self: Tensor, *args, dtype=None, device=None):
     if dtype is not None and np.dtype(dtype) != out.dtype:
         dtype = np.dtype(dtype)  # an integer or bool result has no gradient, as in PyTorch
         out = Cast.apply(out if dtype.kind == "f" else out.detach(), dtype)
-    if device is not None and _device_object(device) != out.device: out = ToDevice.apply(out, device)
+    if device is not None and _device_object(device) != out.device:
+        out = ToDevice.apply(out, device)
     return out
 
 @patch
@@ -1090,7 +1254,8 @@ def byte(self: Tensor):
 # %% ../nbs/00_autograd.ipynb #e8d28a79
 @patch
 def __array_wrap__(self: Tensor, array, context=None, return_scalar=False):
-    "A numpy ufunc's result on a tensor comes back as a tensor on its device (np.sin(t)), as in PyTorch."
+    """A numpy ufunc's result on a tensor comes back as a tensor on its device (np.sin(t)), as in
+    PyTorch."""
     array = np.asarray(array)
     if array.dtype == bool_: array = array.astype(np.uint8)  # PyTorch's legacy for numpy's booleans
     return Tensor._make(_DEVICES[self.device](array))
@@ -1098,25 +1263,37 @@ def __array_wrap__(self: Tensor, array, context=None, return_scalar=False):
 # %% ../nbs/00_autograd.ipynb #4b3eadbc
 def _check_inplace(t, what):
     "In-place writes to a leaf that requires grad would silently corrupt its gradient: refuse them."
+    if t._inference and not _GradMode.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
+                           "allowed. You can make a clone to get a normal tensor before doing "
+                           "inplace update.")
     if _GradMode.enabled and t.requires_grad and t.is_leaf:
-        raise RuntimeError(f"{what}: a leaf tensor that requires grad can't be changed in place while grad "
-                           "mode is on, or its gradient would be wrong. Put manual updates inside "
-                           "`with mt.no_grad():`")
+        raise RuntimeError(f"{what}: a leaf tensor that requires grad can't be changed in place "
+                           f"while grad mode is on, or its gradient would be wrong. Put manual "
+                           "updates inside `with mt.no_grad():`")
 
 def _write(t, new):
     "Store `new` into t's storage and count the write, so stale saved copies are detected."
+    if new.shape != t.shape and broadcast_shapes(t.shape, new.shape) != t.shape:
+        raise RuntimeError(f"output with shape {list(t.shape)} doesn't match the broadcast shape "
+                           f"{list(broadcast_shapes(t.shape, new.shape))}")
     if new.dtype != t.dtype and _KIND_RANK[new.dtype.kind] > _KIND_RANK[t.dtype.kind]:
-        raise RuntimeError(f"result type {new.dtype} can't be cast to the tensor's dtype {t.dtype} in place")
+        raise RuntimeError(f"result type {new.dtype} can't be cast to the tensor's dtype {t.dtype} "
+                           f"in place")
     t.array[...] = new.array
     t._version.value += 1
 
 def _inplace(op, name):
-    "The in-place form of `op`: compute it, write the result into self's storage, take over its history."
+    """The in-place form of `op`: compute it, write the result into self's storage, take over its
+    history."""
     def iop(self, *args, **kwargs):
         _check_inplace(self, f"in-place {op.__name__.strip('_')}")
-        recording = _GradMode.enabled and (self.requires_grad or any(getattr(a, "requires_grad", False) for a in args))
-        # the op may save its input for backward, and the write below overwrites it: it gets a copy, as in PyTorch
-        src = Tensor._make(namespace(self.array).asarray(self.array, copy=True), self.grad_fn) if recording else self
+        recording = _GradMode.enabled and (self.requires_grad
+                                           or any(getattr(a, "requires_grad", False) for a in args))
+        # the op may save its input for backward, and the write below overwrites it: it gets a copy,
+        # as in PyTorch
+        src = (Tensor._make(namespace(self.array).asarray(self.array, copy=True), self.grad_fn)
+               if recording else self)
         new = op(src, *args, **kwargs)
         if new is NotImplemented: return new
         _write(self, new)
@@ -1132,7 +1309,8 @@ for _name in ("add", "sub", "mul", "truediv"):
 def __setitem__(self: Tensor, idx, value):
     "t[idx] = value, recorded when gradients are involved."
     _check_inplace(self, "item assignment")
-    v = value if isinstance(value, Tensor) else Tensor._make(namespace(self.array).asarray(value, dtype=self.dtype))
+    v = (value if isinstance(value, Tensor)
+         else Tensor._make(namespace(self.array).asarray(value, dtype=self.dtype)))
     if _GradMode.enabled and (self.requires_grad or v.requires_grad):
         new = SetItem.apply(self, _index(idx)[0], v)
         _write(self, new)
@@ -1159,13 +1337,17 @@ def fill_(self: Tensor, value):
 
 @patch
 def copy_(self: Tensor, src):
-    "Copy `src` into this tensor in place, broadcast and cast to its dtype, as torch's copy_ (recorded like t[...] = src)."
-    if not isinstance(src, Tensor): raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
+    """Copy `src` into this tensor in place, broadcast and cast to its dtype, as torch's copy_
+    (recorded like t[...] = src)."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(src).__name__}")
     self[...] = src.to(self.dtype)
     return self
 
 # %% ../nbs/00_autograd.ipynb #198858a4
-_LEAF_ONLY = "you can only change requires_grad flags of leaf tensors (made by you, not computed by an operation)"
+_LEAF_ONLY = ("you can only change requires_grad flags of leaf tensors (made by you, not computed "
+              "by an operation)")
 _DETACH_HINT = "; to use a computed tensor as a constant, take y.detach() instead"
 
 def _set_requires_grad(t, value):
@@ -1175,20 +1357,24 @@ def _set_requires_grad(t, value):
 
 def _set_data(t, new):
     "x.array = new: x takes new's array (any shape or dtype), as PyTorch allows."
-    if not isinstance(new, Tensor): raise TypeError(f"data must be set to a Tensor, not {type(new).__name__}")
+    if not isinstance(new, Tensor):
+        raise TypeError(f"data must be set to a Tensor, not {type(new).__name__}")
     t.array = new.array
 
 def _set_grad(t, g):
     "x.grad = g: a Tensor of t's shape, dtype and device, or None (PyTorch's checks)."
     if g is not None:
         if not isinstance(g, Tensor):
-            raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(g).__name__}")
+            raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                            f"{type(g).__name__}")
         if g is t: raise RuntimeError("can't assign a tensor as its own grad")
-        for what, mine, theirs in (("size", list(g.shape), list(t.shape)), ("dtype", g.dtype, t.dtype),
+        for what, mine, theirs in (("size", list(g.shape), list(t.shape)),
+                                   ("dtype", g.dtype, t.dtype),
                                    ("device", g.device, t.device)):
             if mine != theirs:
-                raise RuntimeError(f"attempting to assign a gradient of {what} {mine} to a tensor of {what} {theirs}; "
-                                   f"the gradient must have the tensor's {what}")
+                raise RuntimeError(f"attempting to assign a gradient of {what} {mine} to a tensor "
+                                   f"of {what} {theirs}; the gradient must have the tensor's "
+                                   f"{what}")
     t._grad = g
 
 # %% ../nbs/00_autograd.ipynb #b34b8814
@@ -1208,11 +1394,14 @@ def draw_graph(t, names=None, ax=None, title=None):
     order = graph_nodes(t)
     level = {}
     for node in reversed(order):  # inputs before the nodes that use them
-        level[id(node)] = 1 + max((level[id(n)] for n in node.next_functions if n is not None), default=-1)
+        level[id(node)] = 1 + max((level[id(n)] for n in node.next_functions if n is not None),
+                                  default=-1)
     rows = {}
     for node in order: rows.setdefault(level[id(node)], []).append(node)
     pos = {id(n): (i - (len(ns) - 1) / 2, lv) for lv, ns in rows.items() for i, n in enumerate(ns)}
-    if ax is None: _, ax = plt.subplots(figsize=(1.9 * max(len(ns) for ns in rows.values()) + 2, 1.1 * len(rows) + 0.6))
+    if ax is None:
+        _, ax = plt.subplots(figsize=(1.9 * max(len(ns) for ns in rows.values()) + 2,
+                                      1.1 * len(rows) + 0.6))
     for node in order:
         for child in node.next_functions:
             if child is not None:
@@ -1223,17 +1412,21 @@ def draw_graph(t, names=None, ax=None, title=None):
         ax.text(*pos[id(node)], _node_label(node, names), ha="center", va="center", fontsize=9,
                 bbox=dict(boxstyle="round", fc="#e8f5e9" if leaf else "#e3f2fd", ec="gray"))
     xs = [p[0] for p in pos.values()]
-    ax.set_xlim(min(xs) - 1, max(xs) + 1); ax.set_ylim(-0.6, max(level.values()) + 0.6); ax.axis("off")
+    ax.set_xlim(min(xs) - 1, max(xs) + 1)
+    ax.set_ylim(-0.6, max(level.values()) + 0.6)
+    ax.axis("off")
     if title: ax.set_title(title)
     return ax
 
 # %% ../nbs/00_autograd.ipynb #8ef31e93
 def _wrap_outputs(ctx, result, inputs, record):
-    "Forward returned a Tensor or a tuple (PyTorch's form): wrap each output, record the differentiable ones."
+    """Forward returned a Tensor or a tuple (PyTorch's form): wrap each output, record the
+    differentiable ones."""
     results = result if isinstance(result, tuple) else (result,)
     outs = [_output_tensor(r) for r in results]
     marked = getattr(ctx, "_non_differentiable", ())
-    live = [record and isinstance(o, Tensor) and o.dtype.kind == "f" and id(r) not in marked  # ints never get one
+    # ints never get one
+    live = [record and isinstance(o, Tensor) and o.dtype.kind == "f" and id(r) not in marked
             for o, r in zip(outs, results)]
     if not any(live): ctx._saved, ctx._output = (), None
     else: ctx.next_functions = tuple(_edge(t) for t in inputs)
@@ -1247,14 +1440,16 @@ def _wrap_outputs(ctx, result, inputs, record):
     return tuple(outs)
 
 def _output_tensor(r):
-    "A new tensor over an output's storage (an input returned as it is comes back as a new tensor, as in PyTorch)."
+    """A new tensor over an output's storage (an input returned as it is comes back as a new
+    tensor, as in PyTorch)."""
     if isinstance(r, Tensor): return Tensor._make(r.array, version=r._version)
     if isinstance(r, np.generic): return Tensor._make(np.asarray(r))
     if isinstance(r, np.ndarray) or hasattr(r, "__array_namespace__"): return Tensor._make(r)
     return r  # None, a number: passed through, as PyTorch does
 
 def _attach_output(ctx, result, out, inputs):
-    "Make `out` the node's output; a saved output comes back from saved_tensors attached to the node."
+    """Make `out` the node's output; a saved output comes back from saved_tensors attached to the
+    node."""
     out.grad_fn = ctx
     if ctx._output is not None: ctx._output = (out.array, out._version, out._version.value)
     saved = [v for t, v in ctx._saved if t is result]
@@ -1264,22 +1459,29 @@ def _attach_output(ctx, result, out, inputs):
 
 # %% ../nbs/00_autograd.ipynb #a995e907
 def _tensor_grads(node, grads):
-    "Backward answered in PyTorch's form, one gradient per argument of forward: keep the tensor arguments' ones."
-    n_args, positions = len(node.needs_input_grad), getattr(node, "_tensor_args", range(len(node.next_functions)))
-    if len(grads) > n_args and all(g is None for g in grads[n_args:]): grads = grads[:n_args]  # extra Nones: fine
+    """Backward answered in PyTorch's form, one gradient per argument of forward: keep the tensor
+    arguments' ones."""
+    n_args, positions = len(node.needs_input_grad), getattr(node, "_tensor_args",
+                                                            range(len(node.next_functions)))
+    # extra Nones: fine
+    if len(grads) > n_args and all(g is None for g in grads[n_args:]): grads = grads[:n_args]
     if len(grads) != n_args:
-        per_tensor = f" or {len(positions)} (one per tensor argument)" if len(positions) != n_args else ""
-        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients (expected {n_args} "
-                           f"(one per argument of forward){per_tensor}, got {len(grads)})")
+        per_tensor = (f" or {len(positions)} (one per tensor argument)" if len(positions) != n_args
+                      else "")
+        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                           f"(expected {n_args} (one per argument of forward){per_tensor}, got "
+                           f"{len(grads)})")
     for i, g in enumerate(grads):
         if g is not None and i not in positions:
-            raise RuntimeError(f"function {node.name()} returned a gradient different than None at position {i + 1}, "
-                               "but the corresponding forward input was not a Tensor")
+            raise RuntimeError(f"function {node.name()} returned a gradient different than None at "
+                               f"position {i + 1}, but the corresponding forward input was not "
+                               "a Tensor")
     return tuple(grads[i] for i in positions)
 
 @patch
 def mark_non_differentiable(self: Function, *outputs):
-    "Outputs of forward that get no gradient (indices, masks): they come out with requires_grad False."
+    """Outputs of forward that get no gradient (indices, masks): they come out with requires_grad
+    False."""
     self._non_differentiable = {id(t) for t in outputs}
 
 @patch
@@ -1292,15 +1494,19 @@ class _MultiOutput(Function):
     "The node of a Function with several outputs: its backward gets one gradient per output."
     def __init__(self, ctx, outs):
         super().__init__()
-        self.ctx, self.next_functions, self.needs_input_grad = ctx, ctx.next_functions, ctx.needs_input_grad
+        self.ctx, self.next_functions = ctx, ctx.next_functions
+        self.needs_input_grad = ctx.needs_input_grad
         if hasattr(ctx, "_tensor_args"): self._tensor_args = ctx._tensor_args
-        self.zeros = [(o.shape, o.dtype, namespace(o.array)) if isinstance(o, Tensor) else None for o in outs]
+        self.zeros = [(o.shape, o.dtype, namespace(o.array)) if isinstance(o, Tensor) else None
+                      for o in outs]
     def name(self): return self.ctx.name()
     def _release(self): self.ctx._release()
     def backward(self, slots):
-        "Fill in zeros (or None) for outputs that got no gradient, then run the Function's backward."
+        """Fill in zeros (or None) for outputs that got no gradient, then run the Function's
+        backward."""
         fill = getattr(self.ctx, "_materialize_grads", True)
-        grads = [Tensor._make(z[2].zeros(z[0], dtype=z[1])) if g is None and z is not None and fill else g
+        grads = [Tensor._make(z[2].zeros(z[0], dtype=z[1])) if g is None and z is not None and fill
+                 else g
                  for g, z in zip(slots.grads, self.zeros)]
         return type(self.ctx).backward(self.ctx, *grads)
 
@@ -1320,12 +1526,14 @@ class _Slots:
     __slots__ = ("grads",)
     def __init__(self, grads): self.grads = grads
     def __add__(self, other):
-        return _Slots([b if a is None else a if b is None else a + b for a, b in zip(self.grads, other.grads)])
+        return _Slots([b if a is None else a if b is None else a + b
+                       for a, b in zip(self.grads, other.grads)])
 
 # %% ../nbs/00_autograd.ipynb #44bdb7c1
 @patch(cls_method=True)
 def __init_subclass__(cls: Function, **kwargs):
-    "PyTorch 2's separate form: forward(*args) without ctx, and setup_context(ctx, inputs, output) to fill ctx."
+    """PyTorch 2's separate form: forward(*args) without ctx, and setup_context(ctx, inputs,
+    output) to fill ctx."""
     super(Function, cls).__init_subclass__(**kwargs)
     forward = cls.__dict__.get("forward")
     if forward is None or getattr(cls, "setup_context", None) is None: return
@@ -1336,12 +1544,39 @@ def __init_subclass__(cls: Function, **kwargs):
         return output
     cls.forward = staticmethod(forward_with_ctx)
 
+# %% ../nbs/00_autograd.ipynb #2094acce
+class inference_mode(contextlib.ContextDecorator):
+    """Record nothing, and make every new tensor an inference tensor, which autograd refuses to
+    use later."""
+    def __new__(cls, mode=True):
+        self = super().__new__(cls)
+        if not callable(mode): return self
+        self.__init__()
+        return self(mode)  # @inference_mode without parentheses: decorate the function now
+    def __init__(self, mode=True): self.mode = bool(mode)
+    # a fresh one per call of a decorated function
+    def _recreate_cm(self): return inference_mode(self.mode)
+    def __enter__(self):
+        self.prev = _GradMode.enabled, _GradMode.inference, _GradMode.wanted
+        _GradMode.enabled, _GradMode.inference, _GradMode.wanted = not self.mode, self.mode, False
+    def __exit__(self, *exc): _GradMode.enabled, _GradMode.inference, _GradMode.wanted = self.prev
+
+def is_inference_mode_enabled():
+    "True inside `inference_mode()`."
+    return _GradMode.inference
+
+@patch
+def is_inference(self: Tensor):
+    "Whether this tensor was made in inference mode (or is a view of such a tensor)."
+    return self._inference
+
 # %% ../nbs/00_autograd.ipynb #f5fa95ae
-_GRAPH_STATE = ("_grad", "grad_fn", "_accumulator", "_version")
+_GRAPH_STATE = ("_grad", "grad_fn", "_accumulator", "_version", "_inference")
 
 @patch
 def __getstate__(self: Tensor):
-    "What pickle keeps: values, dtype, requires_grad and a subclass's own attributes; never the graph or .grad."
+    """What pickle keeps: values, dtype, requires_grad and a subclass's own attributes; never the
+    graph or .grad."""
     state = {k: v for k, v in self.__dict__.items() if k not in _GRAPH_STATE}
     state["_requires_grad"] = self.requires_grad
     return state
@@ -1356,8 +1591,9 @@ def __setstate__(self: Tensor, state):
 def __deepcopy__(self: Tensor, memo):
     "copy.deepcopy: a leaf with copies of its values and its .grad (PyTorch's rule)."
     if not self.is_leaf:
-        raise RuntimeError("only tensors created by the user (graph leaves) support deepcopy: copy y.detach() "
-                           "(and call requires_grad_() on the copy if it should be a new leaf)")
+        raise RuntimeError("only tensors created by the user (graph leaves) support deepcopy: copy "
+                           "y.detach() (and call requires_grad_() on the copy if it should be a "
+                           "new leaf)")
     new = memo[id(self)] = type(self).__new__(type(self))
     new.__setstate__(copy.deepcopy(self.__getstate__(), memo))
     new._grad = copy.deepcopy(self._grad, memo)
@@ -1371,8 +1607,11 @@ class Variable(metaclass=_VariableMeta):
     "The pre-0.4 wrapper: `Variable(t, requires_grad=False)` is a leaf tensor over t's values."
     def __new__(cls, data=None, requires_grad=False, volatile=False):
         if data is None: data = Tensor()
-        if not isinstance(data, Tensor): raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
-        if volatile: warnings.warn("volatile was removed and now has no effect; use `with mt.no_grad():` instead")
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        if volatile:
+            warnings.warn("volatile was removed and now has no effect; use `with mt.no_grad():` "
+                          "instead")
         return data.detach().requires_grad_(requires_grad)
 
 # %% ../nbs/00_autograd.ipynb #7310b036
@@ -1385,7 +1624,8 @@ def saved_arrays(node):
     return arrays
 
 def saved_bytes(t_or_nodes):
-    "Bytes held for backward by a tensor's graph (or a list of nodes); an array saved twice counts once."
+    """Bytes held for backward by a tensor's graph (or a list of nodes); an array saved twice
+    counts once."""
     nodes = graph_nodes(t_or_nodes) if isinstance(t_or_nodes, Tensor) else t_or_nodes
     arrays = {id(a): a for node in nodes for a in saved_arrays(node)}
     return sum(a.nbytes for a in arrays.values())

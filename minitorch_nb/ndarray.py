@@ -24,12 +24,15 @@ from .autograd import Tensor, Function, namespace, broadcast_shapes, register_de
 
 # %% ../nbs/05_strides.ipynb #7be2bdd4
 def strides_for(shape, order="C"):
-    "Element strides of a compact array of `shape`: row-major ('C', last index fastest) or column-major ('F')."
+    """Element strides of a compact array of `shape`: row-major ('C', last index fastest) or
+    column-major ('F')."""
     return _compact_strides(tuple(shape), order)
 
-@functools.lru_cache(maxsize=4096)  # every new array asks; the same few shapes come back all the time
+# every new array asks; the same few shapes come back all the time
+@functools.lru_cache(maxsize=4096)
 def _compact_strides(shape, order):
-    if order not in ("C", "F"): raise ValueError(f"order must be 'C' (row-major) or 'F' (column-major), got {order!r}")
+    if order not in ("C", "F"):
+        raise ValueError(f"order must be 'C' (row-major) or 'F' (column-major), got {order!r}")
     dims = list(range(len(shape)))
     strides, step = [0] * len(shape), 1
     for d in (reversed(dims) if order == "C" else dims):
@@ -45,7 +48,8 @@ def index_to_position(index, strides, offset):
     return position
 
 def to_index(ordinal, shape, out_index):
-    "Write into `out_index` the index of the `ordinal`-th element of `shape`, counting in row-major order."
+    """Write into `out_index` the index of the `ordinal`-th element of `shape`, counting in
+    row-major order."""
     cur = ordinal + 0  # a copy: Numba's prange forbids reassigning the loop index
     for d in range(len(shape) - 1, -1, -1):
         out_index[d] = cur % shape[d]
@@ -53,7 +57,8 @@ def to_index(ordinal, shape, out_index):
 
 # %% ../nbs/05_strides.ipynb #3f10cc0e
 def is_contiguous_layout(shape, strides):
-    "True when (shape, strides) is row-major without gaps; strides of size-1 dimensions don't matter."
+    """True when (shape, strides) is row-major without gaps; strides of size-1 dimensions don't
+    matter."""
     if 0 in shape: return True  # no elements: nothing can be out of order
     expected = 1
     for n, s in zip(reversed(shape), reversed(strides)):
@@ -62,7 +67,8 @@ def is_contiguous_layout(shape, strides):
     return True
 
 def positions(shape, strides, offset=0):
-    "Buffer position of every element (index_to_position for all indices at once), as an int64 numpy array."
+    """Buffer position of every element (index_to_position for all indices at once), as an int64
+    numpy array."""
     pos = np.full(tuple(shape), offset, dtype=np.int64)
     for d, (n, s) in enumerate(zip(shape, strides)):
         pos += (np.arange(n, dtype=np.int64) * s).reshape((n,) + (1,) * (len(shape) - d - 1))
@@ -70,101 +76,128 @@ def positions(shape, strides, offset=0):
 
 # %% ../nbs/05_strides.ipynb #cfea4459
 Op = namedtuple("Op", "name kind ufunc scalar api operator identity", defaults=(None, None))
-Op.__doc__ = "One row of the op table: an element-wise op (kind 'unary' or 'binary') or a reduction ('reduce')."
+Op.__doc__ = ("One row of the op table: an element-wise op (kind 'unary' or 'binary') or a "
+              "reduction ('reduce').")
 OPS = {}  # name -> Op
 EXP_MAX = math.log(sys.float_info.max)  # above this exp overflows: inf (Python's math would raise)
 SINH_MAX = math.asinh(sys.float_info.max)
-INT_EXACT = 2.0 ** 52  # floats this large are whole numbers already: floor, ceil and round keep them
+# floats this large are whole numbers already: floor, ceil and round keep them
+INT_EXACT = 2.0 ** 52
 
 # %% ../nbs/05_strides.ipynb #8266ce29
 OPS.update((op.name, op) for op in [
-    Op("negative",      "unary",  np.negative,      lambda x: -x,                                              "negative", "neg"),
-    Op("positive",      "unary",  np.positive,      lambda x: +x,                                              "positive", "pos"),
-    Op("abs",           "unary",  np.abs,           lambda x: abs(x),                                          "abs", "abs"),
-    Op("exp",           "unary",  np.exp,           lambda x: x * math.inf if x > EXP_MAX else math.exp(x),    "exp"),
-    Op("expm1",         "unary",  np.expm1,         lambda x: math.inf if x > EXP_MAX else math.expm1(x),      "expm1"),
-    Op("log",           "unary",  np.log,           lambda x: math.log(x) if x > 0 else -math.inf if x == 0 else math.nan, "log"),
-    Op("log1p",         "unary",  np.log1p,         lambda x: math.log1p(x) if x > -1 else -math.inf if x == -1 else math.nan, "log1p"),
-    Op("log2",          "unary",  np.log2,          lambda x: math.log2(x) if x > 0 else -math.inf if x == 0 else math.nan, "log2"),
-    Op("log10",         "unary",  np.log10,         lambda x: math.log10(x) if x > 0 else -math.inf if x == 0 else math.nan, "log10"),
-    Op("sin",           "unary",  np.sin,           lambda x: math.sin(x) if abs(x) < math.inf else math.nan,  "sin"),
-    Op("cos",           "unary",  np.cos,           lambda x: math.cos(x) if abs(x) < math.inf else math.nan,  "cos"),
-    Op("tan",           "unary",  np.tan,           lambda x: math.tan(x) if abs(x) < math.inf else math.nan,  "tan"),
-    Op("sinh",          "unary",  np.sinh,          lambda x: math.sinh(x) if abs(x) <= SINH_MAX else x * math.inf, "sinh"),
-    Op("cosh",          "unary",  np.cosh,          lambda x: math.cosh(x) if abs(x) <= SINH_MAX else abs(x) * math.inf, "cosh"),
-    Op("tanh",          "unary",  np.tanh,          lambda x: math.tanh(x),                                    "tanh"),
-    Op("sqrt",          "unary",  np.sqrt,          lambda x: math.sqrt(x) if x >= 0 else math.nan,            "sqrt"),
-    Op("square",        "unary",  np.square,        lambda x: x * x,                                           "square"),
-    Op("sign",          "unary",  np.sign,          lambda x: x if x != x else int(x > 0) - int(x < 0),    "sign"),
-    # copysign: Python's floor and round give an int, which has no -0.0; numpy's floor(-0.0) and ceil(-0.5) are -0.0
-    Op("floor",         "unary",  np.floor,         lambda x: math.copysign(math.floor(x), x) if abs(x) < INT_EXACT else x, "floor"),
-    Op("ceil",          "unary",  np.ceil,          lambda x: math.copysign(math.ceil(x), x) if abs(x) < INT_EXACT else x, "ceil"),
-    Op("rint",          "unary",  np.rint,          lambda x: math.copysign(round(x + 0.0), x) if abs(x) < INT_EXACT else x, "round"),
-    Op("arcsin",        "unary",  np.arcsin,        lambda x: math.asin(x) if abs(x) <= 1 else math.nan,        "asin"),
-    Op("arccos",        "unary",  np.arccos,        lambda x: math.acos(x) if abs(x) <= 1 else math.nan,        "acos"),
-    Op("arctan",        "unary",  np.arctan,        lambda x: math.atan(x),                                    "atan"),
-    Op("arcsinh",       "unary",  np.arcsinh,       lambda x: math.asinh(x),                                   "asinh"),
-    Op("arccosh",       "unary",  np.arccosh,       lambda x: math.acosh(x) if x >= 1 else math.nan,           "acosh"),
-    Op("arctanh",       "unary",  np.arctanh,       lambda x: math.atanh(x) if abs(x) < 1 else x * math.inf if abs(x) == 1 else math.nan, "atanh"),
-    Op("trunc",         "unary",  np.trunc,         lambda x: math.copysign(math.floor(abs(x)), x) if abs(x) < INT_EXACT else x, "trunc"),
-    Op("exp2",          "unary",  np.exp2,          lambda x: math.inf if x >= 1024 else 2.0 ** x,             "exp2"),
-    Op("logical_not",   "unary",  np.logical_not,   lambda x: not x,                                           "logical_not"),
-    Op("isnan",         "unary",  np.isnan,         lambda x: x != x,                                          "isnan"),
-    Op("isinf",         "unary",  np.isinf,         lambda x: abs(x) == math.inf,                              "isinf"),
-    Op("isfinite",      "unary",  np.isfinite,      lambda x: abs(x) < math.inf,                               "isfinite"),
-    Op("invert",        "unary",  np.invert,        lambda x: ~x,                                              "bitwise_invert", "invert"),
+    Op("negative", "unary", np.negative, lambda x: -x, "negative", "neg"),
+    Op("positive", "unary", np.positive, lambda x: +x, "positive", "pos"),
+    Op("abs", "unary", np.abs, lambda x: abs(x), "abs", "abs"),
+    Op("exp", "unary", np.exp, lambda x: x * math.inf if x > EXP_MAX else math.exp(x), "exp"),
+    Op("expm1", "unary", np.expm1, lambda x: math.inf if x > EXP_MAX else math.expm1(x), "expm1"),
+    Op("log", "unary", np.log,
+       lambda x: math.log(x) if x > 0 else -math.inf if x == 0 else math.nan, "log"),
+    Op("log1p", "unary", np.log1p,
+       lambda x: math.log1p(x) if x > -1 else -math.inf if x == -1 else math.nan, "log1p"),
+    Op("log2", "unary", np.log2,
+       lambda x: math.log2(x) if x > 0 else -math.inf if x == 0 else math.nan, "log2"),
+    Op("log10", "unary", np.log10,
+       lambda x: math.log10(x) if x > 0 else -math.inf if x == 0 else math.nan, "log10"),
+    Op("sin", "unary", np.sin, lambda x: math.sin(x) if abs(x) < math.inf else math.nan, "sin"),
+    Op("cos", "unary", np.cos, lambda x: math.cos(x) if abs(x) < math.inf else math.nan, "cos"),
+    Op("tan", "unary", np.tan, lambda x: math.tan(x) if abs(x) < math.inf else math.nan, "tan"),
+    Op("sinh", "unary", np.sinh,
+       lambda x: math.sinh(x) if abs(x) <= SINH_MAX else x * math.inf, "sinh"),
+    Op("cosh", "unary", np.cosh,
+       lambda x: math.cosh(x) if abs(x) <= SINH_MAX else abs(x) * math.inf, "cosh"),
+    Op("tanh", "unary", np.tanh, lambda x: math.tanh(x), "tanh"),
+    Op("sqrt", "unary", np.sqrt, lambda x: math.sqrt(x) if x >= 0 else math.nan, "sqrt"),
+    Op("square", "unary", np.square, lambda x: x * x, "square"),
+    Op("sign", "unary", np.sign, lambda x: x if x != x else int(x > 0) - int(x < 0), "sign"),
+    # copysign: Python's floor and round give an int, which has no -0.0; numpy's floor(-0.0) and
+    # ceil(-0.5) are -0.0
+    Op("floor", "unary", np.floor,
+       lambda x: math.copysign(math.floor(x), x) if abs(x) < INT_EXACT else x, "floor"),
+    Op("ceil", "unary", np.ceil,
+       lambda x: math.copysign(math.ceil(x), x) if abs(x) < INT_EXACT else x, "ceil"),
+    Op("rint", "unary", np.rint,
+       lambda x: math.copysign(round(x + 0.0), x) if abs(x) < INT_EXACT else x, "round"),
+    Op("arcsin", "unary", np.arcsin, lambda x: math.asin(x) if abs(x) <= 1 else math.nan, "asin"),
+    Op("arccos", "unary", np.arccos, lambda x: math.acos(x) if abs(x) <= 1 else math.nan, "acos"),
+    Op("arctan", "unary", np.arctan, lambda x: math.atan(x), "atan"),
+    Op("arcsinh", "unary", np.arcsinh, lambda x: math.asinh(x), "asinh"),
+    Op("arccosh", "unary", np.arccosh, lambda x: math.acosh(x) if x >= 1 else math.nan, "acosh"),
+    Op("arctanh", "unary", np.arctanh,
+       lambda x: math.atanh(x) if abs(x) < 1 else x * math.inf if abs(x) == 1 else math.nan,
+       "atanh"),
+    Op("trunc", "unary", np.trunc,
+       lambda x: math.copysign(math.floor(abs(x)), x) if abs(x) < INT_EXACT else x, "trunc"),
+    Op("exp2", "unary", np.exp2, lambda x: math.inf if x >= 1024 else 2.0 ** x, "exp2"),
+    Op("logical_not", "unary", np.logical_not, lambda x: not x, "logical_not"),
+    Op("isnan", "unary", np.isnan, lambda x: x != x, "isnan"),
+    Op("isinf", "unary", np.isinf, lambda x: abs(x) == math.inf, "isinf"),
+    Op("isfinite", "unary", np.isfinite, lambda x: abs(x) < math.inf, "isfinite"),
+    Op("invert", "unary", np.invert, lambda x: ~x, "bitwise_invert", "invert"),
 ])
 
 # %% ../nbs/05_strides.ipynb #96912fb5
 LN2 = math.log(2.0)  # logaddexp of two equal numbers is the number + ln 2
 OPS.update((op.name, op) for op in [
-    Op("add",           "binary", np.add,           lambda x, y: x + y,                                        "add", "add"),
-    Op("subtract",      "binary", np.subtract,      lambda x, y: x - y,                                        "subtract", "sub"),
-    Op("multiply",      "binary", np.multiply,      lambda x, y: x * y,                                        "multiply", "mul"),
-    Op("divide",        "binary", np.divide,        lambda x, y: x / y,                                        "divide", "truediv"),
-    Op("power",         "binary", np.power,         lambda x, y: x ** y,                                       "pow", "pow"),
-    Op("maximum",       "binary", np.maximum,       lambda x, y: x if x > y or x != x else y,                  "maximum"),
-    Op("minimum",       "binary", np.minimum,       lambda x, y: x if x < y or x != x else y,                  "minimum"),
-    Op("floor_divide",  "binary", np.floor_divide,  lambda x, y: x // y,                                       "floor_divide", "floordiv"),
-    Op("remainder",     "binary", np.remainder,     lambda x, y: x % y,                                        "remainder", "mod"),
-    Op("arctan2",       "binary", np.arctan2,       lambda x, y: math.atan2(x, y),                             "atan2"),
-    # fmod: the remainder of |x| / |y| (exact: no correction for signs) with the sign of x; x = ±0 stays itself
-    Op("fmod",          "binary", np.fmod,          lambda x, y: abs(x) % abs(y) if x > 0 else -(abs(x) % abs(y)) if x < 0 else x if y == y and y != 0 else x % y, "fmod"),
-    Op("copysign",      "binary", np.copysign,      lambda x, y: math.copysign(x, y),                          "copysign"),
-    # logaddexp(2): the larger input plus log(1 + e^-|x-y|), which never overflows; `+ 0.0` makes bools numbers
-    Op("logaddexp",     "binary", np.logaddexp,     lambda x, y: (x + LN2 if x == y else (x if x > y else y) + math.log1p(math.exp(-abs(x + 0.0 - y)))) if x == x and y == y else x + y, "logaddexp"),
-    Op("logaddexp2",    "binary", np.logaddexp2,    lambda x, y: (x + 1.0 if x == y else (x if x > y else y) + math.log1p(math.pow(2.0, -abs(x + 0.0 - y))) / LN2) if x == x and y == y else x + y, "logaddexp2"),
-    Op("equal",         "binary", np.equal,         lambda x, y: x == y,                                       "equal", "eq"),
-    Op("not_equal",     "binary", np.not_equal,     lambda x, y: x != y,                                       "not_equal", "ne"),
-    Op("less",          "binary", np.less,          lambda x, y: x < y,                                        "less", "lt"),
-    Op("less_equal",    "binary", np.less_equal,    lambda x, y: x <= y,                                       "less_equal", "le"),
-    Op("greater",       "binary", np.greater,       lambda x, y: x > y,                                        "greater", "gt"),
-    Op("greater_equal", "binary", np.greater_equal, lambda x, y: x >= y,                                       "greater_equal", "ge"),
-    Op("logical_and",   "binary", np.logical_and,   lambda x, y: x != 0 and y != 0,                            "logical_and"),
-    Op("logical_or",    "binary", np.logical_or,    lambda x, y: x != 0 or y != 0,                             "logical_or"),
-    Op("logical_xor",   "binary", np.logical_xor,   lambda x, y: (x != 0) != (y != 0),                         "logical_xor"),
-    Op("bitwise_and",   "binary", np.bitwise_and,   lambda x, y: x & y,                                        "bitwise_and", "and"),
-    Op("bitwise_or",    "binary", np.bitwise_or,    lambda x, y: x | y,                                        "bitwise_or", "or"),
-    Op("bitwise_xor",   "binary", np.bitwise_xor,   lambda x, y: x ^ y,                                        "bitwise_xor", "xor"),
+    Op("add", "binary", np.add, lambda x, y: x + y, "add", "add"),
+    Op("subtract", "binary", np.subtract, lambda x, y: x - y, "subtract", "sub"),
+    Op("multiply", "binary", np.multiply, lambda x, y: x * y, "multiply", "mul"),
+    Op("divide", "binary", np.divide, lambda x, y: x / y, "divide", "truediv"),
+    Op("power", "binary", np.power, lambda x, y: x ** y, "pow", "pow"),
+    Op("maximum", "binary", np.maximum, lambda x, y: x if x > y or x != x else y, "maximum"),
+    Op("minimum", "binary", np.minimum, lambda x, y: x if x < y or x != x else y, "minimum"),
+    Op("floor_divide", "binary", np.floor_divide, lambda x, y: x // y, "floor_divide", "floordiv"),
+    Op("remainder", "binary", np.remainder, lambda x, y: x % y, "remainder", "mod"),
+    Op("arctan2", "binary", np.arctan2, lambda x, y: math.atan2(x, y), "atan2"),
+    # fmod: the remainder of |x| / |y| (exact: no correction for signs) with the sign of x; x = ±0
+    # stays itself
+    Op("fmod", "binary", np.fmod,
+       lambda x, y: abs(x) % abs(y) if x > 0 else -(abs(x) % abs(y)) if x < 0
+       else x if y == y and y != 0 else x % y, "fmod"),
+    Op("copysign", "binary", np.copysign, lambda x, y: math.copysign(x, y), "copysign"),
+    # logaddexp(2): the larger input plus log(1 + e^-|x-y|), which never overflows; `+ 0.0` makes
+    # bools numbers
+    Op("logaddexp", "binary", np.logaddexp,
+       lambda x, y: (x + LN2 if x == y
+                     else (x if x > y else y) + math.log1p(math.exp(-abs(x + 0.0 - y))))
+       if x == x and y == y else x + y, "logaddexp"),
+    Op("logaddexp2", "binary", np.logaddexp2,
+       lambda x, y: (x + 1.0 if x == y
+                     else (x if x > y else y) + math.log1p(math.pow(2.0, -abs(x + 0.0 - y))) / LN2)
+       if x == x and y == y else x + y, "logaddexp2"),
+    Op("equal", "binary", np.equal, lambda x, y: x == y, "equal", "eq"),
+    Op("not_equal", "binary", np.not_equal, lambda x, y: x != y, "not_equal", "ne"),
+    Op("less", "binary", np.less, lambda x, y: x < y, "less", "lt"),
+    Op("less_equal", "binary", np.less_equal, lambda x, y: x <= y, "less_equal", "le"),
+    Op("greater", "binary", np.greater, lambda x, y: x > y, "greater", "gt"),
+    Op("greater_equal", "binary", np.greater_equal, lambda x, y: x >= y, "greater_equal", "ge"),
+    Op("logical_and", "binary", np.logical_and, lambda x, y: x != 0 and y != 0, "logical_and"),
+    Op("logical_or", "binary", np.logical_or, lambda x, y: x != 0 or y != 0, "logical_or"),
+    Op("logical_xor", "binary", np.logical_xor, lambda x, y: (x != 0) != (y != 0), "logical_xor"),
+    Op("bitwise_and", "binary", np.bitwise_and, lambda x, y: x & y, "bitwise_and", "and"),
+    Op("bitwise_or", "binary", np.bitwise_or, lambda x, y: x | y, "bitwise_or", "or"),
+    Op("bitwise_xor", "binary", np.bitwise_xor, lambda x, y: x ^ y, "bitwise_xor", "xor"),
 ])
 
 # %% ../nbs/05_strides.ipynb #723e62ab
 OPS.update((op.name, op) for op in [
-    Op("sum",           "reduce", np.add,           lambda acc, x: acc + x,                                    "sum", None, 0),
-    Op("prod",          "reduce", np.multiply,      lambda acc, x: acc * x,                                    "prod", None, 1),
-    Op("max",           "reduce", np.maximum,       lambda acc, x: x if not acc > x and acc == acc else acc,   "max"),
-    Op("min",           "reduce", np.minimum,       lambda acc, x: x if not acc < x and acc == acc else acc,   "min"),
-    Op("any",           "reduce", np.logical_or,    lambda acc, x: acc or x,                                   "any", None, False),
-    Op("all",           "reduce", np.logical_and,   lambda acc, x: acc and x,                                  "all", None, True),
+    Op("sum", "reduce", np.add, lambda acc, x: acc + x, "sum", None, 0),
+    Op("prod", "reduce", np.multiply, lambda acc, x: acc * x, "prod", None, 1),
+    Op("max", "reduce", np.maximum, lambda acc, x: x if not acc > x and acc == acc else acc, "max"),
+    Op("min", "reduce", np.minimum, lambda acc, x: x if not acc < x and acc == acc else acc, "min"),
+    Op("any", "reduce", np.logical_or, lambda acc, x: acc or x, "any", None, False),
+    Op("all", "reduce", np.logical_and, lambda acc, x: acc and x, "all", None, True),
 ])
 
 @functools.lru_cache(maxsize=None)
 def _ufunc_dtype(name, *dtypes):
-    "The dtype op `name` returns for inputs of `dtypes`: numpy's own type resolution, asked of its ufunc."
+    """The dtype op `name` returns for inputs of `dtypes`: numpy's own type resolution, asked of
+    its ufunc."""
     with np.errstate(all="ignore"):
         return OPS[name].ufunc(*(np.ones(1, dt) for dt in dtypes)).dtype
 
-_ELEMENTWISE_UFUNCS = {op.ufunc: op for op in OPS.values() if op.kind != "reduce"}  # numpy's f(x) on an NDArray
+# numpy's f(x) on an NDArray
+_ELEMENTWISE_UFUNCS = {op.ufunc: op for op in OPS.values() if op.kind != "reduce"}
 
 # %% ../nbs/05_strides.ipynb #029c2a4a
 def tensor_map(fn, out, out_shape, out_strides, out_offset, a, a_strides, a_offset):
@@ -172,21 +205,26 @@ def tensor_map(fn, out, out_shape, out_strides, out_offset, a, a_strides, a_offs
     index = [0] * len(out_shape)
     for ordinal in range(math.prod(out_shape)):
         to_index(ordinal, out_shape, index)
-        out[index_to_position(index, out_strides, out_offset)] = fn(a[index_to_position(index, a_strides, a_offset)])
+        x = a[index_to_position(index, a_strides, a_offset)]
+        out[index_to_position(index, out_strides, out_offset)] = fn(x)
 
-def tensor_zip(fn, out, out_shape, out_strides, out_offset, a, a_strides, a_offset, b, b_strides, b_offset):
+def tensor_zip(fn, out, out_shape, out_strides, out_offset, a, a_strides, a_offset, b, b_strides,
+               b_offset):
     "out[i] = fn(a[i], b[i]) for every index i of out_shape (a and b are already broadcast to it)."
     index = [0] * len(out_shape)
     for ordinal in range(math.prod(out_shape)):
         to_index(ordinal, out_shape, index)
-        out[index_to_position(index, out_strides, out_offset)] = fn(a[index_to_position(index, a_strides, a_offset)],
-                                                                     b[index_to_position(index, b_strides, b_offset)])
+        x = a[index_to_position(index, a_strides, a_offset)]
+        y = b[index_to_position(index, b_strides, b_offset)]
+        out[index_to_position(index, out_strides, out_offset)] = fn(x, y)
 
 def tensor_reduce(fn, out, out_shape, out_strides, out_offset, a, a_strides, a_offset, dim, n):
-    "Fold the n elements of `a` along `dim` into out (whose size along `dim` is 1): out = fn(out, a[..k..])."
+    """Fold the n elements of `a` along `dim` into out (whose size along `dim` is 1):
+    out = fn(out, a[..k..])."""
     index = [0] * len(out_shape)
     for ordinal in range(math.prod(out_shape)):
-        to_index(ordinal, out_shape, index)  # index[dim] is 0: the first element of the run along dim
+        # index[dim] is 0: the first element of the run along dim
+        to_index(ordinal, out_shape, index)
         o = index_to_position(index, out_strides, out_offset)
         start, acc = index_to_position(index, a_strides, a_offset), out[o]
         for k in range(n):
@@ -194,7 +232,8 @@ def tensor_reduce(fn, out, out_shape, out_strides, out_offset, a, a_strides, a_o
         out[o] = acc
 
 # %% ../nbs/05_strides.ipynb #d36d0c43
-def tensor_arg_reduce(better, out, out_shape, out_strides, out_offset, a, a_strides, a_offset, dim, n):
+def tensor_arg_reduce(better, out, out_shape, out_strides, out_offset, a, a_strides, a_offset, dim,
+                      n):
     "out = index along `dim` of the best element of a (the first one on ties)."
     index = [0] * len(out_shape)
     for ordinal in range(math.prod(out_shape)):
@@ -206,8 +245,10 @@ def tensor_arg_reduce(better, out, out_shape, out_strides, out_offset, a, a_stri
             if better(v, best): best, best_k = v, k
         out[index_to_position(index, out_strides, out_offset)] = best_k
 
-def tensor_matmul(out, out_shape, out_strides, out_offset, a, a_strides, a_offset, b, b_strides, b_offset, k):
-    "out[..., i, j] = sum over t of a[..., i, t] * b[..., t, j] (a and b already broadcast over the batch)."
+def tensor_matmul(out, out_shape, out_strides, out_offset, a, a_strides, a_offset, b, b_strides,
+                  b_offset, k):
+    """out[..., i, j] = sum over t of a[..., i, t] * b[..., t, j] (a and b already broadcast over
+    the batch)."""
     nd, index = len(out_shape), [0] * len(out_shape)
     for ordinal in range(math.prod(out_shape)):
         to_index(ordinal, out_shape, index)
@@ -221,14 +262,16 @@ def tensor_matmul(out, out_shape, out_strides, out_offset, a, a_strides, a_offse
         index[nd - 2], index[nd - 1] = i, j
         out[index_to_position(index, out_strides, out_offset)] = acc
 
-def tensor_where(out, out_shape, out_strides, out_offset, c, c_strides, c_offset, a, a_strides, a_offset,
+def tensor_where(out, out_shape, out_strides, out_offset, c, c_strides, c_offset, a, a_strides,
+                 a_offset,
                  b, b_strides, b_offset):
     "out[i] = a[i] if c[i] else b[i]."
     index = [0] * len(out_shape)
     for ordinal in range(math.prod(out_shape)):
         to_index(ordinal, out_shape, index)
         pick = c[index_to_position(index, c_strides, c_offset)]
-        src = a[index_to_position(index, a_strides, a_offset)] if pick else b[index_to_position(index, b_strides, b_offset)]
+        src = (a[index_to_position(index, a_strides, a_offset)] if pick
+               else b[index_to_position(index, b_strides, b_offset)])
         out[index_to_position(index, out_strides, out_offset)] = src
 
 # %% ../nbs/05_strides.ipynb #ee96b53d
@@ -237,15 +280,16 @@ def _parts(x):
     return x.buffer, x.strides, x.offset
 
 class Backend:
-    """Storage and kernels of one device. This base class keeps buffers in host memory (1-D numpy arrays)
-    and runs the reference kernels: plain Python loops over (buffer, shape, strides, offset).
-    A device with other storage or faster kernels subclasses it and overrides methods; NDArray
-    only ever calls these methods, so swapping a backend changes no NDArray code. `kernels` lists what the
-    backend runs for each row of the op table; a backend runs every row.
+    """Storage and kernels of one device. This base class keeps buffers in host memory (1-D numpy
+    arrays) and runs the reference kernels: plain Python loops over (buffer, shape, strides,
+    offset). A device with other storage or faster kernels subclasses it and overrides methods;
+    NDArray only ever calls these methods, so swapping a backend changes no NDArray code. `kernels`
+    lists what the backend runs for each row of the op table; a backend runs every row.
 
-    Shortcuts: a backend may also do a whole operation in one call (`ufunc` and the methods ending in `_all`,
-    below). Each returns the new array, or declines with `NotImplemented` (Python's "not mine") and NDArray
-    takes the general path: allocate the output, call the kernels. These defaults always decline."""
+    Shortcuts: a backend may also do a whole operation in one call (`ufunc` and the methods
+    ending in `_all`, below). Each returns the new array, or declines with `NotImplemented`
+    (Python's "not mine") and NDArray takes the general path: allocate the output, call the
+    kernels. These defaults always decline."""
     name = "python loops"
     def __init__(self): self.allocated_bytes, self.allocations = 0, 0
 
@@ -266,33 +310,44 @@ class Backend:
 
     # kernels: `out` is a fresh or viewed NDArray, the inputs are NDArrays broadcast to out.shape
     kernels = property(lambda self: {name: op.scalar for name, op in OPS.items()},
-                       doc="Op name -> what runs it: here each row's scalar function, in the loops below.")
+                       doc="Op name -> what runs it: here each row's scalar function, in the loops "
+                           "below.")
     def map(self, name, out, a):
         tensor_map(OPS[name].scalar, out.buffer, out.shape, out.strides, out.offset, *_parts(a))
     def zip(self, name, out, a, b):
-        tensor_zip(OPS[name].scalar, out.buffer, out.shape, out.strides, out.offset, *_parts(a), *_parts(b))
+        tensor_zip(OPS[name].scalar, out.buffer, out.shape, out.strides, out.offset, *_parts(a),
+                   *_parts(b))
     def reduce(self, name, out, a, dim):
-        "Fold a along `dim` into out, which already holds the start value and has size 1 along `dim`."
-        tensor_reduce(OPS[name].scalar, out.buffer, out.shape, out.strides, out.offset, *_parts(a), dim, a.shape[dim])
+        """Fold a along `dim` into out, which already holds the start value and has size 1 along
+        `dim`."""
+        tensor_reduce(OPS[name].scalar, out.buffer, out.shape, out.strides, out.offset, *_parts(a),
+                      dim, a.shape[dim])
     def arg_reduce(self, name, out, a, dim):
         better = operator.gt if name == "argmax" else operator.lt
-        better_nan = lambda v, best: better(v, best) or (v != v and best == best)  # numpy: the first nan wins
-        tensor_arg_reduce(better_nan, out.buffer, out.shape, out.strides, out.offset, *_parts(a), dim, a.shape[dim])
+        # numpy: the first nan wins
+        better_nan = lambda v, best: better(v, best) or (v != v and best == best)
+        tensor_arg_reduce(better_nan, out.buffer, out.shape, out.strides, out.offset, *_parts(a),
+                          dim, a.shape[dim])
     def matmul(self, out, a, b):
-        tensor_matmul(out.buffer, out.shape, out.strides, out.offset, *_parts(a), *_parts(b), a.shape[-1])
+        tensor_matmul(out.buffer, out.shape, out.strides, out.offset, *_parts(a), *_parts(b),
+                      a.shape[-1])
     def where(self, out, cond, a, b):
-        tensor_where(out.buffer, out.shape, out.strides, out.offset, *_parts(cond), *_parts(a), *_parts(b))
+        tensor_where(out.buffer, out.shape, out.strides, out.offset, *_parts(cond), *_parts(a),
+                     *_parts(b))
     def copy(self, out, a):
         "out[i] = a[i], converting to out's dtype (writes through views)."
-        tensor_map(lambda v: v, out.buffer, out.shape, out.strides, out.offset, *_parts(a))  # storing converts
+        # storing converts
+        tensor_map(lambda v: v, out.buffer, out.shape, out.strides, out.offset, *_parts(a))
     def fill(self, out, value):
         "Every element of out (a compact array) becomes `value`."
         for i in range(out.size): out.buffer[out.offset + i] = value
     def take(self, out, a, pos):
-        "out (compact) gets the elements of a's buffer at the positions `pos` (int64 numpy array of out.shape)."
+        """out (compact) gets the elements of a's buffer at the positions `pos` (int64 numpy
+        array of out.shape)."""
         for i, p in enumerate(pos.flat): out.buffer[out.offset + i] = a.buffer[p]
     def put(self, a, pos, values, accumulate=False):
-        "a's buffer at `pos` gets `values` (an NDArray broadcast to pos.shape); added when `accumulate`."
+        """a's buffer at `pos` gets `values` (an NDArray broadcast to pos.shape); added when
+        `accumulate`."""
         index = [0] * pos.ndim
         for i, p in enumerate(pos.flat):
             to_index(i, pos.shape, index)
@@ -302,7 +357,8 @@ class Backend:
 # %% ../nbs/05_strides.ipynb #53a2c839
 @patch
 def ufunc(self: Backend, name, *operands):
-    "Element-wise op `name` of one or two operands (NDArrays, Python numbers), broadcast, as a new NDArray."
+    """Element-wise op `name` of one or two operands (NDArrays, Python numbers), broadcast, as a
+    new NDArray."""
     return NotImplemented
 
 @patch
@@ -336,14 +392,17 @@ def copy_all(self: Backend, x, dtype):
     return NotImplemented
 
 def shortcut(hook, general, *args):
-    "hook(*args), a backend's one-call shortcut; general(*args), the general path, where the hook declines."
+    """hook(*args), a backend's one-call shortcut; general(*args), the general path, where the
+    hook declines."""
     out = hook(*args)
     return general(*args) if out is NotImplemented else out
 
 # %% ../nbs/05_strides.ipynb #da1beaa5
 def as_numpy_view(x):
-    "A numpy array over x's host buffer with x's shape, strides and offset: no copy, writes go through."
-    if x._numpy_view is None and x.size == x.buffer.size and x.is_contiguous():  # all of the buffer, in order
+    """A numpy array over x's host buffer with x's shape, strides and offset: no copy, writes go
+    through."""
+    # all of the buffer, in order
+    if x._numpy_view is None and x.size == x.buffer.size and x.is_contiguous():
         x._numpy_view = x.buffer.reshape(x.shape)
     if x._numpy_view is None:  # kept with the array: kernels ask for it again and again
         item = x.buffer.itemsize
@@ -352,17 +411,21 @@ def as_numpy_view(x):
     return x._numpy_view
 
 def _blas_ready(x):
-    "BLAS reads a matrix along rows or along columns (a transpose is a flag), not with other steps: compact those."
+    """BLAS reads a matrix along rows or along columns (a transpose is a flag), not with other
+    steps: compact those."""
     rows_or_cols = x.ndim < 2 or 1 in x.strides[-2:] or 1 in x.shape[-2:]
     return x if rows_or_cols else x.copy()
 
 class NumpyBackend(Backend):
-    "Host storage like `Backend`, with the same kernels vectorised: numpy ufuncs over strided views of the buffer."
+    """Host storage like `Backend`, with the same kernels vectorised: numpy ufuncs over strided
+    views of the buffer."""
     name = "numpy over strided views"
     kernels = property(lambda self: {name: op.ufunc for name, op in OPS.items()},
-                       doc="Op name -> what runs it: here each row's numpy ufunc, on strided views.")
+                       doc="Op name -> what runs it: here each row's numpy ufunc, on strided "
+                           "views.")
     def map(self, name, out, a): OPS[name].ufunc(as_numpy_view(a), out=as_numpy_view(out))
-    def zip(self, name, out, a, b): OPS[name].ufunc(as_numpy_view(a), as_numpy_view(b), out=as_numpy_view(out))
+    def zip(self, name, out, a, b):
+        OPS[name].ufunc(as_numpy_view(a), as_numpy_view(b), out=as_numpy_view(out))
     def reduce(self, name, out, a, dim):
         ufunc, o = OPS[name].ufunc, as_numpy_view(out)
         ufunc(o, ufunc.reduce(as_numpy_view(a), axis=dim, keepdims=True), out=o)
@@ -373,7 +436,8 @@ class NumpyBackend(Backend):
         np.matmul(as_numpy_view(a), as_numpy_view(b), out=as_numpy_view(out))
     def where(self, out, cond, a, b):
         as_numpy_view(out)[...] = np.where(as_numpy_view(cond), as_numpy_view(a), as_numpy_view(b))
-    def copy(self, out, a): as_numpy_view(out)[...] = as_numpy_view(a)  # assignment converts as casting="unsafe"
+    # assignment converts as casting="unsafe"
+    def copy(self, out, a): as_numpy_view(out)[...] = as_numpy_view(a)
     def fill(self, out, value): as_numpy_view(out)[...] = value
     def take(self, out, a, pos): as_numpy_view(out)[...] = a.buffer[pos]
     def put(self, a, pos, values, accumulate=False):
@@ -385,7 +449,8 @@ class NumpyBackend(Backend):
 BACKENDS = {}
 
 def register_backend(device, backend):
-    "Make `device` a device (chapter 00's registry) whose NDArrays use `backend` for storage and kernels."
+    """Make `device` a device (chapter 00's registry) whose NDArrays use `backend` for storage
+    and kernels."""
     BACKENDS[device] = backend
     _namespaces.pop(device, None)
     register_device(device, lambda arr: from_numpy(arr, device))
@@ -393,7 +458,8 @@ def register_backend(device, backend):
 def get_backend(device):
     "The backend of `device`, or an error listing the devices that exist."
     if device not in BACKENDS:
-        raise RuntimeError(f"no NDArray backend for device {device!r}; registered: {sorted(BACKENDS)}")
+        raise RuntimeError(f"no NDArray backend for device {device!r}; registered: "
+                           f"{sorted(BACKENDS)}")
     return BACKENDS[device]
 
 _namespaces = {}
@@ -403,12 +469,14 @@ DEFAULT_DEVICE = "strided"
 
 @contextlib.contextmanager
 def count_allocations(device=DEFAULT_DEVICE):
-    "Count the buffers a block of code allocates on `device`: `with count_allocations() as c: ...; c.bytes`."
+    """Count the buffers a block of code allocates on `device`: `with count_allocations() as c:
+    ...; c.bytes`."""
     backend, stats = get_backend(device), AllocationStats(0, 0)
     before = backend.allocated_bytes, backend.allocations
     try: yield stats
     finally:
-        stats.bytes, stats.count = backend.allocated_bytes - before[0], backend.allocations - before[1]
+        stats.bytes, stats.count = (backend.allocated_bytes - before[0],
+                                    backend.allocations - before[1])
 
 class AllocationStats:
     "Bytes and number of buffers allocated inside a `count_allocations` block."
@@ -419,10 +487,11 @@ class AllocationStats:
 Layout = namedtuple("Layout", "shape strides offset")
 
 class NDArray:
-    """An n-dimensional array: a flat `buffer` read through `shape`, `strides` (in elements, not bytes)
-    and `offset`. Views share the buffer and change only these three numbers."""
+    """An n-dimensional array: a flat `buffer` read through `shape`, `strides` (in elements, not
+    bytes) and `offset`. Views share the buffer and change only these three numbers."""
     __array_priority__ = 100  # numpy hands binary operators to NDArray (Tensor's 1000 still wins)
-    __slots__ = ("buffer", "device", "base", "shape", "strides", "offset", "dtype", "ndim", "size", "_contiguous",
+    __slots__ = ("buffer", "device", "base", "shape", "strides", "offset", "dtype", "ndim", "size",
+                 "_contiguous",
                  "_numpy_view", "__weakref__")
 
     def __init__(self, buffer, shape, strides=None, offset=0, device=DEFAULT_DEVICE, base=None):
@@ -432,17 +501,22 @@ class NDArray:
         self.shape, self.offset = tuple(map(int, shape)), int(offset)
         self.strides = strides_for(self.shape) if strides is None else tuple(map(int, strides))
         if len(self.strides) != len(self.shape):
-            raise ValueError(f"shape {list(self.shape)} and strides {list(self.strides)} have different lengths")
-        # read by every operation, so plain attributes rather than properties: element type, dimensions, elements
+            raise ValueError(f"shape {list(self.shape)} and strides {list(self.strides)} have "
+                             f"different lengths")
+        # read by every operation, so plain attributes rather than properties: element type,
+        # dimensions, elements
         self.dtype, self.ndim, self.size = buffer.dtype, len(self.shape), math.prod(self.shape)
 
     itemsize = property(lambda self: self.buffer.dtype.itemsize, doc="Bytes per element.")
-    backend = property(lambda self: BACKENDS[self.device], doc="Storage and kernels of this array's device.")
-    layout = property(lambda self: Layout(self.shape, self.strides, self.offset), doc="(shape, strides, offset).")
+    backend = property(lambda self: BACKENDS[self.device],
+                       doc="Storage and kernels of this array's device.")
+    layout = property(lambda self: Layout(self.shape, self.strides, self.offset),
+                      doc="(shape, strides, offset).")
 
     @classmethod
     def _wrap(cls, buffer, shape, strides, offset, device, base=None):
-        "An NDArray from metadata already in normal form (tuples of ints), unchecked: the hot path of every op."
+        """An NDArray from metadata already in normal form (tuples of ints), unchecked: the hot
+        path of every op."""
         x = object.__new__(cls)
         x.buffer, x.device, x.base, x._contiguous, x._numpy_view = buffer, device, base, None, None
         x.shape, x.strides, x.offset = shape, strides, offset
@@ -455,7 +529,8 @@ class NDArray:
                              self.base if self.base is not None else self)
 
     def is_contiguous(self):
-        "True when the elements lie in row-major order without gaps (strides of size-1 dimensions don't matter)."
+        """True when the elements lie in row-major order without gaps (strides of size-1
+        dimensions don't matter)."""
         if self._contiguous is None:  # an NDArray's metadata never changes: work it out once
             self._contiguous = is_contiguous_layout(self.shape, self.strides)
         return self._contiguous
@@ -470,7 +545,8 @@ class NDArray:
 
 # %% ../nbs/05_strides.ipynb #2bf80382
 def empty(shape, dtype=np.float64, device=DEFAULT_DEVICE, order="C"):
-    "A new array of `shape` with uninitialised values, laid out row-major ('C') or column-major ('F')."
+    """A new array of `shape` with uninitialised values, laid out row-major ('C') or column-major
+    ('F')."""
     shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(map(int, shape))
     buffer = get_backend(device).empty(math.prod(shape), np.dtype(dtype))
     out = NDArray._wrap(buffer, shape, strides_for(shape, order), 0, device)
@@ -485,13 +561,15 @@ def from_numpy(arr, device=DEFAULT_DEVICE, order="C"):
     return NDArray(buffer, arr.shape, strides_for(arr.shape, order), 0, device)
 
 def array(data, dtype=None, device=DEFAULT_DEVICE, order="C"):
-    "A new NDArray from numbers, nested lists, numpy arrays or NDArrays (dtypes as numpy infers them)."
+    """A new NDArray from numbers, nested lists, numpy arrays or NDArrays (dtypes as numpy infers
+    them)."""
     if isinstance(data, NDArray): data = data.to_numpy()
     return from_numpy(np.asarray(data, dtype=dtype), device, order)
 
 # %% ../nbs/05_strides.ipynb #cc0fdaac
 def _copy(x, dtype, order="C"):
-    "The general path of copy and astype: a new array of `dtype` in `order`, filled by the backend's copy kernel."
+    """The general path of copy and astype: a new array of `dtype` in `order`, filled by the
+    backend's copy kernel."""
     out = empty(x.shape, dtype, x.device, order)
     x.backend.copy(out, x)
     return out
@@ -524,13 +602,15 @@ def to_numpy(self: NDArray):
 
 @patch
 def __array__(self: NDArray, dtype=None, copy=None):
-    if copy is False: raise ValueError("an NDArray can't be turned into a numpy array without a copy")
+    if copy is False:
+        raise ValueError("an NDArray can't be turned into a numpy array without a copy")
     return self.to_numpy() if dtype is None else self.to_numpy().astype(dtype)
 
 @patch
 def item(self: NDArray):
     "The value of a one-element array as a Python number."
-    if self.size != 1: raise ValueError(f"item() needs an array with one element, got shape {list(self.shape)}")
+    if self.size != 1:
+        raise ValueError(f"item() needs an array with one element, got shape {list(self.shape)}")
     return self.to_numpy().reshape(()).item()
 
 @patch
@@ -542,7 +622,8 @@ NDArray.__index__ = lambda self: operator.index(self.item())
 
 @patch
 def __bool__(self: NDArray):
-    if self.size != 1: raise ValueError(f"the truth value of an array with {self.size} elements is ambiguous")
+    if self.size != 1:
+        raise ValueError(f"the truth value of an array with {self.size} elements is ambiguous")
     return bool(self.item())
 
 @patch
@@ -555,14 +636,17 @@ def __repr__(self: NDArray):
     return f"NDArray({body}, dtype={self.dtype}, device={self.device!r})"
 
 def _scatter_add(x, index, values):
-    "The general path of np.add.at: the buffer positions of x[index], and the backend's put with accumulate."
+    """The general path of np.add.at: the buffer positions of x[index], and the backend's put
+    with accumulate."""
     pos = x.positions()[index]
-    x.backend.put(x, pos, _operand(values, x).astype(x.dtype, copy=False).broadcast_to(pos.shape), accumulate=True)
+    x.backend.put(x, pos, _operand(values, x).astype(x.dtype, copy=False).broadcast_to(pos.shape),
+                  accumulate=True)
     return x
 
 @patch
 def __array_ufunc__(self: NDArray, ufunc, method, *inputs, **kwargs):
-    "Let numpy's ufuncs act on NDArrays: f(x) for the op table's ufuncs, and np.add.at (scatter-add)."
+    """Let numpy's ufuncs act on NDArrays: f(x) for the op table's ufuncs, and np.add.at
+    (scatter-add)."""
     if method == "at" and ufunc is np.add and not kwargs:
         target, idx, values = inputs
         index = tuple(map(_numpy_index, idx if isinstance(idx, tuple) else (idx,)))
@@ -576,18 +660,22 @@ def __array_ufunc__(self: NDArray, ufunc, method, *inputs, **kwargs):
 # %% ../nbs/05_strides.ipynb #c7978ae9
 @patch
 def as_strided(self: NDArray, shape, strides, offset=0):
-    "Any view of the buffer: element i sits at offset + sum(i[d] * strides[d]); checked against the buffer's bounds."
+    """Any view of the buffer: element i sits at offset + sum(i[d] * strides[d]); checked against
+    the buffer's bounds."""
     shape, strides, offset = tuple(map(int, shape)), tuple(map(int, strides)), int(offset)
     if len(shape) != len(strides):
-        raise ValueError(f"as_strided: shape {list(shape)} and strides {list(strides)} have different lengths")
-    if any(n < 0 for n in shape): raise ValueError(f"as_strided: negative size in shape {list(shape)}")
+        raise ValueError(f"as_strided: shape {list(shape)} and strides {list(strides)} have "
+                         f"different lengths")
+    if any(n < 0 for n in shape):
+        raise ValueError(f"as_strided: negative size in shape {list(shape)}")
     if math.prod(shape):
         lo = offset + sum((n - 1) * s for n, s in zip(shape, strides) if s < 0)
         hi = offset + sum((n - 1) * s for n, s in zip(shape, strides) if s > 0)
         size = self.buffer.shape[0]
         if lo < 0 or hi >= size:
-            raise ValueError(f"as_strided: shape {list(shape)}, strides {list(strides)} and offset {offset} reach "
-                             f"buffer positions {lo}..{hi}, but the buffer has {size} elements")
+            raise ValueError(f"as_strided: shape {list(shape)}, strides {list(strides)} and offset "
+                             f"{offset} reach buffer positions {lo}..{hi}, but the buffer has "
+                             f"{size} elements")
     return self._view(shape, strides, offset)
 
 @patch
@@ -597,11 +685,14 @@ def permute_dims(self: NDArray, axes):
     if sorted(axes) != list(range(self.ndim)):
         raise ValueError(f"permute_dims needs each of the {self.ndim} axes once, got {list(axes)}")
     view = self._view([self.shape[a] for a in axes], [self.strides[a] for a in axes], self.offset)
-    if self._numpy_view is not None: view._numpy_view = self._numpy_view.transpose(axes)  # host memory: cheaper
+    # host memory: cheaper
+    if self._numpy_view is not None: view._numpy_view = self._numpy_view.transpose(axes)
     return view
 
 @patch
-def permute(self: NDArray, *axes): return self.permute_dims(axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes)
+def permute(self: NDArray, *axes):
+    one = len(axes) == 1 and isinstance(axes[0], (tuple, list))  # x.permute((1, 0)) as well
+    return self.permute_dims(axes[0] if one else axes)
 
 @patch
 def swapaxes(self: NDArray, a, b):
@@ -626,18 +717,22 @@ def broadcast_to(self: NDArray, shape):
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(n) for n in shape)
     extra = len(shape) - self.ndim
     if extra < 0:
-        raise ValueError(f"can't broadcast shape {list(self.shape)} to {list(shape)}: it has fewer dimensions")
+        raise ValueError(f"can't broadcast shape {list(self.shape)} to {list(shape)}: it has fewer "
+                         f"dimensions")
     strides = [0] * extra
     for d, (n, s) in enumerate(zip(self.shape, self.strides)):
         if n == shape[extra + d]: strides.append(s)
         elif n == 1: strides.append(0)
-        else: raise ValueError(f"can't broadcast shape {list(self.shape)} to {list(shape)}: dimension {d} has "
-                               f"size {n}, which is neither 1 nor {shape[extra + d]}")
+        else:
+            raise ValueError(f"can't broadcast shape {list(self.shape)} to {list(shape)}: "
+                             f"dimension {d} has size {n}, which is neither 1 nor "
+                             f"{shape[extra + d]}")
     return self._view(shape, strides, self.offset)
 
 # %% ../nbs/05_strides.ipynb #caa85712
 def _is_advanced(part):
-    "Integer or boolean arrays (and lists, and Python bools) select elements: numpy's advanced indexing."
+    """Integer or boolean arrays (and lists, and Python bools) select elements: numpy's advanced
+    indexing."""
     return isinstance(part, (NDArray, np.ndarray, list, bool, np.bool_))
 
 def _numpy_index(part):
@@ -645,11 +740,14 @@ def _numpy_index(part):
 
 @patch
 def _basic_view(self: NDArray, parts):
-    "The view selected by ints, slices (any step), None and Ellipsis: new shape, strides and offset."
+    """The view selected by ints, slices (any step), None and Ellipsis: new shape, strides and
+    offset."""
     n_dims = sum(1 for p in parts if p is not None and p is not Ellipsis)
     if n_dims > self.ndim:
-        raise IndexError(f"too many indices: {n_dims} given for an array with {self.ndim} dimensions")
-    if sum(p is Ellipsis for p in parts) > 1: raise IndexError("an index can only have a single ellipsis ('...')")
+        raise IndexError(f"too many indices: {n_dims} given for an array with {self.ndim} "
+                         f"dimensions")
+    if sum(p is Ellipsis for p in parts) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
     fill = (slice(None),) * (self.ndim - n_dims)
     parts = (tuple(parts[:parts.index(Ellipsis)]) + fill + tuple(parts[parts.index(Ellipsis) + 1:])
              if Ellipsis in parts else tuple(parts) + fill)
@@ -666,7 +764,8 @@ def _basic_view(self: NDArray, parts):
             shape.append(length); strides.append(s * step)
         else:
             i = operator.index(p)
-            if not -n <= i < n: raise IndexError(f"index {i} is out of bounds for dimension {d} with size {n}")
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for dimension {d} with size {n}")
             offset += (i % n) * s
         d += 1
     return self._view(shape, strides, offset)
@@ -679,7 +778,8 @@ def __getitem__(self: NDArray, idx):
     return shortcut(self.backend.gather_all, _gather, self, tuple(map(_numpy_index, parts)))
 
 def _gather(x, index):
-    "The general path of advanced indexing: the buffer positions of x[index], then the backend's take kernel."
+    """The general path of advanced indexing: the buffer positions of x[index], then the
+    backend's take kernel."""
     pos = x.positions()[index]
     out = empty(pos.shape, x.dtype, x.device)
     x.backend.take(out, x, pos)
@@ -690,28 +790,32 @@ def _check_writable(x):
     if x.is_contiguous(): return  # the common case, known without a look at the strides
     if any(s == 0 and n > 1 for n, s in zip(x.shape, x.strides)):
         raise ValueError(f"can't write into an array with stride 0 (shape {list(x.shape)}, strides "
-                         f"{list(x.strides)}): several of its elements are one memory location; copy it first")
+                         f"{list(x.strides)}): several of its elements are one memory location; "
+                         f"copy it first")
 
 @patch
 def __setitem__(self: NDArray, idx, value):
-    "Write `value` (a number or an array, broadcast) into the selected elements; views write through."
+    """Write `value` (a number or an array, broadcast) into the selected elements; views write
+    through."""
     _check_writable(self)  # like PyTorch: an array whose elements share slots is never written into
     parts = idx if isinstance(idx, tuple) else (idx,)
     if any(_is_advanced(p) for p in parts):
         pos = self.positions()[tuple(_numpy_index(p) for p in parts)]
-        self.backend.put(self, pos, _operand(value, self).astype(self.dtype, copy=False).broadcast_to(pos.shape))
+        values = _operand(value, self).astype(self.dtype, copy=False)
+        self.backend.put(self, pos, values.broadcast_to(pos.shape))
         return
     view = self._basic_view(parts)
     v = _operand(value, self)
-    if v.buffer is self.buffer: v = v.copy()  # source and destination may overlap: read everything first
+    # source and destination may overlap: read everything first
+    if v.buffer is self.buffer: v = v.copy()
     self.backend.copy(view, v.broadcast_to(view.shape))
 
 def _operand(x, like, dtype=None):
     "x as an NDArray on like's device: NDArrays pass through, numbers and numpy data are converted."
     if isinstance(x, NDArray):
         if x.device != like.device:
-            raise RuntimeError(f"arrays on different devices: {like.device!r} and {x.device!r}; move one with "
-                               "asarray(x, device=...)")
+            raise RuntimeError(f"arrays on different devices: {like.device!r} and {x.device!r}; "
+                               f"move one with asarray(x, device=...)")
         return x
     return from_numpy(np.asarray(x, dtype=dtype), like.device)
 
@@ -724,7 +828,8 @@ def shares_memory(a, b):
 # %% ../nbs/05_strides.ipynb #825dd0b2
 @patch
 def layout_repr(self: NDArray):
-    "The array's layout in one line: shape, strides (elements), offset, dtype, device and contiguity."
+    """The array's layout in one line: shape, strides (elements), offset, dtype, device and
+    contiguity."""
     shape, strides, offset = self.layout
     kind = "contiguous" if self.is_contiguous() else "non-contiguous view"
     return (f"NDArray(shape={list(shape)}, strides={list(strides)}, offset={offset}, "
@@ -732,12 +837,13 @@ def layout_repr(self: NDArray):
 
 # %% ../nbs/05_strides.ipynb #73448701
 def view_strides(shape, strides, new_shape):
-    """Strides that show the elements of (shape, strides) in `new_shape` without copying, or None if impossible.
+    """Strides that show the elements of (shape, strides) in `new_shape` without copying, or None if
+    impossible.
 
-    Walk the old dimensions from the last; each maximal run of old dimensions that is contiguous with respect
-    to each other (stride[d-1] == shape[d] * stride[d]) is one chunk of memory with a constant step. The new
-    dimensions must split those chunks exactly: a new dimension may not straddle two chunks (PyTorch's
-    computeStride)."""
+    Walk the old dimensions from the last; each maximal run of old dimensions that is contiguous
+    with respect to each other (stride[d-1] == shape[d] * stride[d]) is one chunk of memory with
+    a constant step. The new dimensions must split those chunks exactly: a new dimension may not
+    straddle two chunks (PyTorch's computeStride)."""
     numel = math.prod(shape)
     if numel == 0 or not shape: return strides_for(new_shape)
     new_strides = [0] * len(new_shape)
@@ -759,8 +865,10 @@ def _infer_shape(shape, size, old):
     "Fill in a -1 and check that the element count matches."
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(n) for n in shape)
     known = math.prod(n for n in shape if n != -1)
-    if shape.count(-1) > 1 or (-1 not in shape and known != size) or (-1 in shape and (known == 0 or size % known)):
-        raise ValueError(f"can't reshape an array of shape {list(old)} ({size} elements) into shape {list(shape)}")
+    if (shape.count(-1) > 1 or (-1 not in shape and known != size)
+        or (-1 in shape and (known == 0 or size % known))):
+        raise ValueError(f"can't reshape an array of shape {list(old)} ({size} elements) into "
+                         f"shape {list(shape)}")
     return tuple(size // known if n == -1 else n for n in shape)
 
 def _shape_arg(shape):
@@ -769,27 +877,30 @@ def _shape_arg(shape):
 
 @patch
 def reshape(self: NDArray, *shape, copy=None):
-    """The same elements in row-major order with a new shape: a view when the strides allow it, else a copy.
-    copy=False refuses to copy (ValueError); copy=True always copies."""
+    """The same elements in row-major order with a new shape: a view when the strides allow it,
+    else a copy. copy=False refuses to copy (ValueError); copy=True always copies."""
     shape = _infer_shape(_shape_arg(shape), self.size, self.shape)
     strides = None if copy else view_strides(self.shape, self.strides, shape)
     if strides is not None: return self._view(shape, strides, self.offset)
     if copy is False:
-        raise ValueError(f"can't reshape an array of shape {list(self.shape)} with strides {list(self.strides)} into "
-                         f"shape {list(shape)} without copying; call .compact() first or let reshape copy")
+        raise ValueError(f"can't reshape an array of shape {list(self.shape)} with strides "
+                         f"{list(self.strides)} into shape {list(shape)} without copying; call "
+                         f".compact() first or let reshape copy")
     out = self.copy()
     return out._view(shape, strides_for(shape), 0)
 
 @patch
 def view(self: NDArray, *shape):
-    "Like reshape, but never copies: an error when the strides don't allow the new shape (PyTorch's view)."
+    """Like reshape, but never copies: an error when the strides don't allow the new shape
+    (PyTorch's view)."""
     return self.reshape(_shape_arg(shape), copy=False)
 
 @patch
 def flip(self: NDArray, axis=None):
     "Reverse the order along `axis` (all axes by default): a view with negative strides."
     axes = range(self.ndim) if axis is None else _axes(axis, self.ndim)
-    return self[tuple(slice(None, None, -1) if d in axes else slice(None) for d in range(self.ndim))]
+    return self[tuple(slice(None, None, -1) if d in axes else slice(None)
+                      for d in range(self.ndim))]
 
 def _axes(axis, ndim):
     "Normalise an axis argument (None, int or tuple; negatives allowed) to a sorted tuple."
@@ -807,9 +918,12 @@ def _sorted_axes(axis, ndim):
 @patch
 def squeeze(self: NDArray, axis=None):
     "Drop dimensions of size 1 (all, or those in `axis`, which must have size 1): a view."
-    axes = tuple(d for d in range(self.ndim) if self.shape[d] == 1) if axis is None else _axes(axis, self.ndim)
+    axes = (tuple(d for d in range(self.ndim) if self.shape[d] == 1) if axis is None
+            else _axes(axis, self.ndim))
     for d in axes:
-        if self.shape[d] != 1: raise ValueError(f"can't squeeze axis {d} of shape {list(self.shape)}: its size is not 1")
+        if self.shape[d] != 1:
+            raise ValueError(f"can't squeeze axis {d} of shape {list(self.shape)}: its size is not "
+                             f"1")
     keep = [d for d in range(self.ndim) if d not in axes]
     return self._view([self.shape[d] for d in keep], [self.strides[d] for d in keep], self.offset)
 
@@ -818,17 +932,22 @@ def expand_dims(self: NDArray, axis):
     "Insert a dimension of size 1 at `axis`: a view."
     d = operator.index(axis)
     if not -self.ndim - 1 <= d <= self.ndim:
-        raise ValueError(f"axis {d} is out of bounds for expand_dims of an array with {self.ndim} dimensions")
+        raise ValueError(f"axis {d} is out of bounds for expand_dims of an array with {self.ndim} "
+                         f"dimensions")
     d %= self.ndim + 1
-    return self._view(self.shape[:d] + (1,) + self.shape[d:], self.strides[:d] + (0,) + self.strides[d:], self.offset)
+    return self._view(self.shape[:d] + (1,) + self.shape[d:],
+                      self.strides[:d] + (0,) + self.strides[d:], self.offset)
 
 # %% ../nbs/05_strides.ipynb #4888836c
 def _promote(a, b):
-    "Two NDArrays on one device with numpy's common dtype; Python numbers don't upcast arrays (NEP 50)."
-    if isinstance(a, NDArray) and isinstance(b, NDArray) and a.dtype == b.dtype and a.device == b.device:
+    """Two NDArrays on one device with numpy's common dtype; Python numbers don't upcast arrays
+    (NEP 50)."""
+    if (isinstance(a, NDArray) and isinstance(b, NDArray) and a.dtype == b.dtype
+        and a.device == b.device):
         return a, b  # nothing to convert
     like = a if isinstance(a, NDArray) else b
-    if isinstance(b, (int, float, bool)) and a is like and a.dtype.kind in "fc":  # x * 2.0: the common case
+    # x * 2.0: the common case
+    if isinstance(b, (int, float, bool)) and a is like and a.dtype.kind in "fc":
         return a, _scalar(b, np.result_type(a.dtype, b), a.device)
     a, b = (np.asarray(x) if isinstance(x, (list, tuple)) else x for x in (a, b))
     dtype = np.result_type(*(x.dtype if isinstance(x, NDArray) else x for x in (a, b)))
@@ -843,7 +962,8 @@ def _broadcast(x, shape):
     return x if x.shape == shape else x.broadcast_to(shape)
 
 def _elementwise(name, a, b=None):
-    "The general path: the result's dtype (numpy's rules) and shape (broadcast), a new array, the map or zip kernel."
+    """The general path: the result's dtype (numpy's rules) and shape (broadcast), a new array,
+    the map or zip kernel."""
     if b is None:
         out = empty(a.shape, _ufunc_dtype(name, a.dtype), a.device)
         a.backend.map(name, out, a)
@@ -855,46 +975,59 @@ def _elementwise(name, a, b=None):
     return out
 
 def elementwise(name, a, b=None):
-    "Op `name` of the op table on one array, or on two operands (arrays or numbers) with broadcasting."
+    """Op `name` of the op table on one array, or on two operands (arrays or numbers) with
+    broadcasting."""
     if b is None: return shortcut(a.backend.ufunc, _elementwise, name, a)
     return shortcut((a if type(a) is NDArray else b).backend.ufunc, _elementwise, name, a, b)
 
 # %% ../nbs/05_strides.ipynb #24e47ab3
 _PY_SCALARS = (int, float, bool)
-_broadcast_cached = functools.lru_cache(maxsize=4096)(broadcast_shapes)  # the same few shapes meet again and again
+# the same few shapes meet again and again
+_broadcast_cached = functools.lru_cache(maxsize=4096)(broadcast_shapes)
 
 @patch
 def adopt(self: NumpyBackend, host, device):
-    "A fresh numpy result as a new NDArray on `device`, without copying a row-major one: counted like `empty`."
+    """A fresh numpy result as a new NDArray on `device`, without copying a row-major one:
+    counted like `empty`."""
     host = np.asarray(host)
-    if not host.flags.c_contiguous: host = host.copy()  # numpy lays some results out like their inputs (e.g. 'F')
+    # numpy lays some results out like their inputs (e.g. 'F')
+    if not host.flags.c_contiguous: host = host.copy()
     self.allocated_bytes += host.nbytes
     self.allocations += 1
-    x = object.__new__(NDArray)  # NDArray._wrap's work, written out: every shortcut ends here, one call fewer
-    x.buffer, x.device, x.base, x._contiguous, x._numpy_view = host.ravel(), device, None, True, host  # ravel: a view
+    # NDArray._wrap's work, written out: every shortcut ends here, one call fewer
+    x = object.__new__(NDArray)
+    # ravel: a view
+    x.buffer, x.device, x.base, x._contiguous = host.ravel(), device, None, True
+    x._numpy_view = host
     x.shape, x.strides, x.offset = host.shape, _compact_strides(host.shape, "C"), 0
     x.dtype, x.ndim, x.size = host.dtype, host.ndim, host.size
     return x
 
 @patch
 def ufunc(self: NumpyBackend, name, *operands):
-    "numpy's ufunc on this device's NDArrays (their views) and Python numbers (as they are), its result adopted."
+    """numpy's ufunc on this device's NDArrays (their views) and Python numbers (as they are),
+    its result adopted."""
     f = OPS[name].ufunc
-    if len(operands) == 1: return self.adopt(f(as_numpy_view(operands[0]), order="C"), operands[0].device)
+    if len(operands) == 1:
+        return self.adopt(f(as_numpy_view(operands[0]), order="C"), operands[0].device)
     a, b = operands
     if type(a) is NDArray and type(b) is NDArray:
-        if a.device != b.device: return NotImplemented  # the general path's error names both devices
+        # the general path's error names both devices
+        if a.device != b.device: return NotImplemented
         if a.shape != b.shape and a.shape and b.shape:  # a 0-d array broadcasts to anything
             _broadcast_cached(a.shape, b.shape)  # a mismatch raises our error, naming both shapes
         return self.adopt(f(as_numpy_view(a), as_numpy_view(b), order="C"), a.device)
-    if type(a) is NDArray and type(b) in _PY_SCALARS: return self.adopt(f(as_numpy_view(a), b, order="C"), a.device)
-    if type(a) in _PY_SCALARS and type(b) is NDArray: return self.adopt(f(a, as_numpy_view(b), order="C"), b.device)
+    if type(a) is NDArray and type(b) in _PY_SCALARS:
+        return self.adopt(f(as_numpy_view(a), b, order="C"), a.device)
+    if type(a) in _PY_SCALARS and type(b) is NDArray:
+        return self.adopt(f(a, as_numpy_view(b), order="C"), b.device)
     return NotImplemented  # numpy data, lists: the general path converts them first
 
 @patch
 def scatter_add_all(self: NumpyBackend, x, index, values):
     "numpy's add.at on the view, for values that are an NDArray of x's dtype on x's device."
-    if type(values) is not NDArray or values.dtype != x.dtype or values.device != x.device: return NotImplemented
+    if type(values) is not NDArray or values.dtype != x.dtype or values.device != x.device:
+        return NotImplemented
     np.add.at(as_numpy_view(x), index, as_numpy_view(values))
     return x
 
@@ -902,17 +1035,20 @@ def scatter_add_all(self: NumpyBackend, x, index, values):
 def matmul_all(self: NumpyBackend, a, b):
     "numpy's matmul (BLAS for floats) on the views of two arrays of one dtype, its result adopted."
     if a.dtype != b.dtype: return NotImplemented
-    return self.adopt(np.matmul(as_numpy_view(_blas_ready(a)), as_numpy_view(_blas_ready(b))), a.device)
+    return self.adopt(np.matmul(as_numpy_view(_blas_ready(a)), as_numpy_view(_blas_ready(b))),
+                      a.device)
 
 @patch
 def where_all(self: NumpyBackend, cond, a, b):
-    "numpy's where on the views, for a boolean condition and two arrays of one dtype, its result adopted."
+    """numpy's where on the views, for a boolean condition and two arrays of one dtype, its
+    result adopted."""
     if cond.dtype != np.bool_ or a.dtype != b.dtype: return NotImplemented
     return self.adopt(np.where(as_numpy_view(cond), as_numpy_view(a), as_numpy_view(b)), a.device)
 
 @patch
 def copy_all(self: NumpyBackend, x, dtype):
-    "numpy's astype of the view (it always copies, converting as assignment does), its result adopted."
+    """numpy's astype of the view (it always copies, converting as assignment does), its result
+    adopted."""
     return self.adopt(as_numpy_view(x).astype(dtype, order="C"), x.device)
 
 @patch
@@ -923,12 +1059,15 @@ def gather_all(self: NumpyBackend, x, index):
 @patch
 def reduce_all(self: NumpyBackend, name, x, axes, keepdims):
     "numpy's reduce over all `axes` at once, for non-empty float arrays, its result adopted."
-    if x.dtype.kind != "f" or x.size == 0: return NotImplemented  # integer sums widen first; empty max: our error
-    return self.adopt(OPS[name].ufunc.reduce(as_numpy_view(x), axis=axes, keepdims=keepdims), x.device)
+    # integer sums widen first; empty max: our error
+    if x.dtype.kind != "f" or x.size == 0: return NotImplemented
+    return self.adopt(OPS[name].ufunc.reduce(as_numpy_view(x), axis=axes, keepdims=keepdims),
+                      x.device)
 
 # %% ../nbs/05_strides.ipynb #34f873fc
 _OPERANDS = (NDArray, int, float, bool, np.number, np.bool_, np.ndarray)
-_COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}  # Python reflects these itself: 2 < x becomes x > 2
+# Python reflects these itself: 2 < x becomes x > 2
+_COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
 
 def _set_method(name, fn, doc=None):
     "Attach `fn` to NDArray as the method `name`, named as if defined in the class."
@@ -937,30 +1076,37 @@ def _set_method(name, fn, doc=None):
 
 def _binary_op(name, swap=False):
     def op(self, other):
-        if not isinstance(other, _OPERANDS): return NotImplemented  # e.g. a Tensor: its own operator runs
+        # e.g. a Tensor: its own operator runs
+        if not isinstance(other, _OPERANDS): return NotImplemented
         return elementwise(name, other, self) if swap else elementwise(name, self, other)
     return op
 
 def _inplace(name):
     def iop(self, other):
         a, b = _promote(self, other)
-        if (a is self and b.buffer is not self.buffer and _ufunc_dtype(name, a.dtype, b.dtype) == self.dtype
+        if (a is self and b.buffer is not self.buffer
+                and _ufunc_dtype(name, a.dtype, b.dtype) == self.dtype
                 and broadcast_shapes(self.shape, b.shape) == self.shape):
-            _check_writable(self)  # the common case (p -= lr * g): the kernel writes straight into self
+            # the common case (p -= lr * g): the kernel writes straight into self
+            _check_writable(self)
             self.backend.zip(name, self, self, _broadcast(b, self.shape))
             return self
-        new = elementwise(name, self, other)  # other cases (casts, overlapping operands): a new array, copied in
+        # other cases (casts, overlapping operands): a new array, copied in
+        new = elementwise(name, self, other)
         if not np.can_cast(new.dtype, self.dtype, "same_kind"):
-            raise TypeError(f"in-place {name}: the result dtype {new.dtype} can't be stored in a {self.dtype} array")
+            raise TypeError(f"in-place {name}: the result dtype {new.dtype} can't be stored in a "
+                            f"{self.dtype} array")
         self[...] = new
         return self
     return iop
 
 def _add_operators(op):
-    "A row's Python operators: `__neg__` for a unary op; `__add__`, `__radd__`, `__iadd__` for a binary one."
+    """A row's Python operators: `__neg__` for a unary op; `__add__`, `__radd__`, `__iadd__` for
+    a binary one."""
     if op.operator is None: return
     name, doc = f"__{op.operator}__", f"Element-wise {op.name}."
-    if op.kind == "unary": return _set_method(name, (lambda n: lambda self: elementwise(n, self))(op.name), doc)
+    if op.kind == "unary":
+        return _set_method(name, (lambda n: lambda self: elementwise(n, self))(op.name), doc)
     _set_method(name, _binary_op(op.name), doc)
     if op.operator not in _COMPARISONS:
         _set_method(f"__r{op.operator}__", _binary_op(op.name, swap=True), doc)
@@ -972,22 +1118,29 @@ NDArray.__hash__ = None  # == is element-wise, so arrays can't be dict keys
 # %% ../nbs/05_strides.ipynb #ed21574b
 @patch
 def __matmul__(self: NDArray, other):
-    "Matrix product with numpy's rules: batch dimensions broadcast, a 1-D operand acts as a row or a column."
+    """Matrix product with numpy's rules: batch dimensions broadcast, a 1-D operand acts as a row
+    or a column."""
     a, b = _promote(self, other)
     if a.ndim == 0 or b.ndim == 0:
-        raise ValueError(f"matmul needs arrays with at least 1 dimension, got shapes {list(a.shape)} and {list(b.shape)}")
+        raise ValueError(f"matmul needs arrays with at least 1 dimension, got shapes "
+                         f"{list(a.shape)} and {list(b.shape)}")
     k_a, k_b = a.shape[-1], b.shape[-2] if b.ndim > 1 else b.shape[0]
-    if k_a != k_b: raise ValueError(f"matmul: shapes {list(a.shape)} and {list(b.shape)} don't match: {k_a} != {k_b}")
+    if k_a != k_b:
+        raise ValueError(f"matmul: shapes {list(a.shape)} and {list(b.shape)} don't match: {k_a} "
+                         f"!= {k_b}")
     broadcast_shapes(a.shape[:-2], b.shape[:-2])  # batch dimensions that don't broadcast: our error
     return shortcut(a.backend.matmul_all, _matmul, a, b)
 
 def _matmul(a, b):
-    "The general path: 1-D operands as a row and a column, batch dimensions broadcast, the backend's matmul kernel."
+    """The general path: 1-D operands as a row and a column, batch dimensions broadcast, the
+    backend's matmul kernel."""
     a2 = a[None, :] if a.ndim == 1 else a
     b2 = b[:, None] if b.ndim == 1 else b
     batch = broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
-    out = empty(batch + (a2.shape[-2], b2.shape[-1]), _ufunc_dtype("multiply", a.dtype, b.dtype), a.device)
-    a.backend.matmul(out, a2.broadcast_to(batch + a2.shape[-2:]), b2.broadcast_to(batch + b2.shape[-2:]))
+    out = empty(batch + (a2.shape[-2], b2.shape[-1]), _ufunc_dtype("multiply", a.dtype, b.dtype),
+                a.device)
+    a.backend.matmul(out, a2.broadcast_to(batch + a2.shape[-2:]),
+                     b2.broadcast_to(batch + b2.shape[-2:]))
     if a.ndim == 1: out = out.squeeze(-2)
     if b.ndim == 1: out = out.squeeze(-1)
     return out
@@ -1005,25 +1158,30 @@ def full(shape, fill_value, dtype=None, device=DEFAULT_DEVICE):
 
 @functools.lru_cache(maxsize=None)
 def _reduce_dtype(name, dtype):
-    "The dtype of reduction `name` of a `dtype` array: numpy's (small integer sums widen, any and all give bool)."
+    """The dtype of reduction `name` of a `dtype` array: numpy's (small integer sums widen, any
+    and all give bool)."""
     return OPS[name].ufunc.reduce(np.ones(1, dtype)).dtype
 
 @patch
 def reduce(self: NDArray, name, axis=None, keepdims=False):
-    "Reduce with the op table's reduction `name` ('sum', 'max', 'any', ...) over `axis` (None: all axes)."
+    """Reduce with the op table's reduction `name` ('sum', 'max', 'any', ...) over `axis` (None:
+    all axes)."""
     return shortcut(self.backend.reduce_all, _reduce, name, self, _axes(axis, self.ndim), keepdims)
 
 def _reduce(name, x, axes, keepdims):
-    "The general path: fold one dimension at a time into a new output, with the backend's reduce kernel."
+    """The general path: fold one dimension at a time into a new output, with the backend's
+    reduce kernel."""
     identity, shape = OPS[name].identity, x.shape
     x = x.astype(_reduce_dtype(name, x.dtype), copy=False)
     for d in axes:
         n, kept = x.shape[d], x.shape[:d] + (1,) + x.shape[d + 1:]
-        if identity is not None:  # start at the identity; the kernel folds in all n slices, reading x in place
+        # start at the identity; the kernel folds in all n slices, reading x in place
+        if identity is not None:
             out = full(kept, identity, x.dtype, x.device)
             if n: x.backend.reduce(name, out, x, d)
         elif n == 0:
-            raise ValueError(f"{name}: can't reduce an empty dimension ({d} of shape {list(shape)}): no identity")
+            raise ValueError(f"{name}: can't reduce an empty dimension ({d} of shape "
+                             f"{list(shape)}): no identity")
         else:  # max, min: start at a copy of the first slice along d, fold in the rest
             out = x[(slice(None),) * d + (slice(0, 1),)].copy()
             if n > 1: x.backend.reduce(name, out, x[(slice(None),) * d + (slice(1, None),)], d)
@@ -1037,7 +1195,8 @@ def arg_reduce(self: NDArray, name, axis=None, keepdims=False):
         flat = self.reshape(-1).arg_reduce(name, 0)
         return flat.reshape((1,) * self.ndim) if keepdims else flat
     d, = _axes(axis, self.ndim)
-    if self.shape[d] == 0: raise ValueError(f"{name} of an empty dimension ({d} of shape {list(self.shape)})")
+    if self.shape[d] == 0:
+        raise ValueError(f"{name} of an empty dimension ({d} of shape {list(self.shape)})")
     out = empty(self.shape[:d] + (1,) + self.shape[d + 1:], np.int64, self.device)
     self.backend.arg_reduce(name, out, self, d)
     return out if keepdims else out.squeeze(d)
@@ -1048,10 +1207,13 @@ def _device_of(x, default):
 
 class ArrayNamespace:
     """The Array API namespace of NDArrays on one device: what `x.__array_namespace__()` returns.
-    Creation functions make arrays on this namespace's device; the others work on their arguments."""
-    float32, float64, int32, int64, uint8, bool = (np.dtype(n) for n in ("float32", "float64", "int32", "int64",
+    Creation functions make arrays on this namespace's device; the others work on their
+    arguments."""
+    float32, float64, int32, int64, uint8, bool = (np.dtype(n) for n in ("float32", "float64",
+                                                                         "int32", "int64",
                                                                          "uint8", "bool"))
-    finfo, iinfo, result_type = staticmethod(np.finfo), staticmethod(np.iinfo), staticmethod(np.result_type)
+    finfo, iinfo, result_type = (staticmethod(np.finfo), staticmethod(np.iinfo),
+                                 staticmethod(np.result_type))
 
     def __init__(self, device): self.device = device
     def __repr__(self): return f"<NDArray namespace for device {self.device!r}>"
@@ -1063,27 +1225,39 @@ class ArrayNamespace:
             if obj.device != device: obj = from_numpy(obj.to_numpy(), device)
             elif copy: obj = obj.copy()
             if dtype is not None and np.dtype(dtype) != obj.dtype:
-                if copy is False: raise ValueError(f"asarray(copy=False) can't change dtype {obj.dtype} to {dtype}")
+                if copy is False:
+                    raise ValueError(f"asarray(copy=False) can't change dtype {obj.dtype} to "
+                                     f"{dtype}")
                 obj = obj.astype(dtype)
             return obj
-        if copy is False: raise ValueError("asarray(copy=False) needs an NDArray on the same device")
+        if copy is False:
+            raise ValueError("asarray(copy=False) needs an NDArray on the same device")
         host = np.asarray(obj, dtype=dtype)
         return _scalar(host[()], host.dtype, device) if host.ndim == 0 else from_numpy(host, device)
-    def empty(self, shape, dtype=None, device=None): return empty(shape, dtype or np.float64, device or self.device)
-    def zeros(self, shape, dtype=None, device=None): return full(shape, 0, dtype or np.float64, device or self.device)
-    def ones(self, shape, dtype=None, device=None): return full(shape, 1, dtype or np.float64, device or self.device)
-    def full(self, shape, fill_value, dtype=None, device=None): return full(shape, fill_value, dtype, device or self.device)
-    def empty_like(self, x, dtype=None, device=None): return empty(x.shape, dtype or x.dtype, device or x.device)
-    def zeros_like(self, x, dtype=None, device=None): return full(x.shape, 0, dtype or x.dtype, device or x.device)
-    def ones_like(self, x, dtype=None, device=None): return full(x.shape, 1, dtype or x.dtype, device or x.device)
+    def empty(self, shape, dtype=None, device=None):
+        return empty(shape, dtype or np.float64, device or self.device)
+    def zeros(self, shape, dtype=None, device=None):
+        return full(shape, 0, dtype or np.float64, device or self.device)
+    def ones(self, shape, dtype=None, device=None):
+        return full(shape, 1, dtype or np.float64, device or self.device)
+    def full(self, shape, fill_value, dtype=None, device=None):
+        return full(shape, fill_value, dtype, device or self.device)
+    def empty_like(self, x, dtype=None, device=None):
+        return empty(x.shape, dtype or x.dtype, device or x.device)
+    def zeros_like(self, x, dtype=None, device=None):
+        return full(x.shape, 0, dtype or x.dtype, device or x.device)
+    def ones_like(self, x, dtype=None, device=None):
+        return full(x.shape, 1, dtype or x.dtype, device or x.device)
     def full_like(self, x, fill_value, dtype=None, device=None):
         return full(x.shape, fill_value, dtype or x.dtype, device or x.device)
     def arange(self, start, stop=None, step=1, dtype=None, device=None):
         return from_numpy(np.arange(start, stop, step, dtype=dtype), device or self.device)
     def linspace(self, start, stop, num, dtype=None, device=None, endpoint=True):
-        return from_numpy(np.linspace(start, stop, num, dtype=dtype, endpoint=endpoint), device or self.device)
+        return from_numpy(np.linspace(start, stop, num, dtype=dtype, endpoint=endpoint),
+                          device or self.device)
     def eye(self, n_rows, n_cols=None, k=0, dtype=None, device=None):
-        return from_numpy(np.eye(n_rows, n_cols, k, dtype=dtype or np.float64), device or self.device)
+        return from_numpy(np.eye(n_rows, n_cols, k, dtype=dtype or np.float64),
+                          device or self.device)
 
     # shapes and views
     def reshape(self, x, shape, copy=None): return x.reshape(shape, copy=copy)
@@ -1102,8 +1276,10 @@ class ArrayNamespace:
         if axis is None: arrays, axis = [a.reshape(-1) for a in arrays], 0
         d = _axes(axis, arrays[0].ndim)[0]
         for a in arrays[1:]:
-            if a.ndim != arrays[0].ndim or a.shape[:d] + a.shape[d + 1:] != arrays[0].shape[:d] + arrays[0].shape[d + 1:]:
-                raise ValueError(f"concat along axis {d}: shapes {[list(x.shape) for x in arrays]} differ elsewhere")
+            if (a.ndim != arrays[0].ndim
+                or a.shape[:d] + a.shape[d + 1:] != arrays[0].shape[:d] + arrays[0].shape[d + 1:]):
+                raise ValueError(f"concat along axis {d}: shapes {[list(x.shape) for x in arrays]} "
+                                 f"differ elsewhere")
         dtype = np.result_type(*(a.dtype for a in arrays))
         shape = list(arrays[0].shape)
         shape[d] = sum(a.shape[d] for a in arrays)
@@ -1148,7 +1324,8 @@ class ArrayNamespace:
     def std(self, x, axis=None, keepdims=False, correction=0):
         return self.sqrt(self.var(x, axis, keepdims, correction))
 
-    # scans, sorting and searching (Array API); sorting and nonzero take a documented round trip through the host
+    # scans, sorting and searching (Array API); sorting and nonzero take a documented round trip
+    # through the host
     def cumulative_sum(self, x, axis=None, dtype=None, include_initial=False):
         return _cumulative("add", "sum", x, axis, dtype, include_initial)
     def cumulative_prod(self, x, axis=None, dtype=None, include_initial=False):
@@ -1156,7 +1333,8 @@ class ArrayNamespace:
     def argsort(self, x, axis=-1, descending=False, stable=True):
         host, d = x.to_numpy(), _axes(axis, x.ndim)[0]
         if not descending: return from_numpy(np.argsort(host, axis=d, stable=True), x.device)
-        flipped = np.argsort(np.flip(host, d), axis=d, stable=True)  # ties keep their order when reversed back
+        # ties keep their order when reversed back
+        flipped = np.argsort(np.flip(host, d), axis=d, stable=True)
         return from_numpy(np.ascontiguousarray(host.shape[d] - 1 - np.flip(flipped, d)), x.device)
     def sort(self, x, axis=-1, descending=False, stable=True):
         idx = self.argsort(x, axis, descending, stable).to_numpy()
@@ -1166,16 +1344,19 @@ class ArrayNamespace:
         return tuple(from_numpy(p.astype(np.int64), x.device) for p in np.nonzero(x.to_numpy()))
 
 def _where(c, a, b):
-    "The general path of where: a new array of the broadcast shape, filled by the backend's where kernel."
+    """The general path of where: a new array of the broadcast shape, filled by the backend's
+    where kernel."""
     shape = broadcast_shapes(c.shape, a.shape, b.shape)
     out = empty(shape, a.dtype, a.device)
     a.backend.where(out, c.broadcast_to(shape), a.broadcast_to(shape), b.broadcast_to(shape))
     return out
 
 def _cumulative(name, reduction, x, axis, dtype, include_initial):
-    """Inclusive scan along `axis` in log2(n) whole-array steps (Hillis and Steele): at step k every element
-    absorbs the one k places before it, so after k = 1, 2, 4, ... each holds the sum (or product) of its prefix."""
-    if axis is None and x.ndim != 1: raise ValueError(f"cumulative_{reduction} needs an axis for a {x.ndim}-d array")
+    """Inclusive scan along `axis` in log2(n) whole-array steps (Hillis and Steele): at step k
+    every element absorbs the one k places before it, so after k = 1, 2, 4, ... each holds the
+    sum (or product) of its prefix."""
+    if axis is None and x.ndim != 1:
+        raise ValueError(f"cumulative_{reduction} needs an axis for a {x.ndim}-d array")
     d = _axes(0 if axis is None else axis, x.ndim)[0]
     out = x.astype(dtype or _reduce_dtype(reduction, x.dtype), copy=True)
     n, k, lead = out.shape[d], 1, (slice(None),) * d
@@ -1185,7 +1366,8 @@ def _cumulative(name, reduction, x, axis, dtype, include_initial):
         out[lead + (slice(k, n),)] = step
         k *= 2
     if include_initial:
-        start = full(out.shape[:d] + (1,) + out.shape[d + 1:], OPS[reduction].identity, out.dtype, out.device)
+        start = full(out.shape[:d] + (1,) + out.shape[d + 1:], OPS[reduction].identity, out.dtype,
+                     out.device)
         out = namespace_for(out.device).concat([start, out], axis=d)
     return out
 
@@ -1198,11 +1380,13 @@ def namespace_for(device):
 @patch
 def __array_namespace__(self: NDArray, api_version=None):
     "The Array API namespace of this array's device: how Tensor's ops find their functions."
-    return _namespaces.get(self.device) or namespace_for(self.device)  # asked by every Tensor op: one dict lookup
+    # asked by every Tensor op: one dict lookup
+    return _namespaces.get(self.device) or namespace_for(self.device)
 
 # %% ../nbs/05_strides.ipynb #478ebe3c
 def _add_namespace_function(op):
-    "A row's Array API function `xp.<api>`: element-wise on one or two arrays, or a reduction (axis, keepdims)."
+    """A row's Array API function `xp.<api>`: element-wise on one or two arrays, or a reduction
+    (axis, keepdims)."""
     name = op.name
     if op.kind == "reduce":
         def fn(self, x, axis=None, keepdims=False): return x.reduce(name, axis, keepdims)
@@ -1211,37 +1395,45 @@ def _add_namespace_function(op):
     else:
         def fn(self, x1, x2): return elementwise(name, x1, x2)
     fn.__name__, fn.__qualname__ = op.api, f"ArrayNamespace.{op.api}"
-    fn.__doc__ = f"numpy's {op.ufunc.__name__}" + (".reduce over `axis`." if op.kind == "reduce" else ", element-wise.")
+    fn.__doc__ = f"numpy's {op.ufunc.__name__}" + (".reduce over `axis`." if op.kind == "reduce"
+                                                   else ", element-wise.")
     setattr(ArrayNamespace, op.api, fn)
 
 def _add_method(op):
-    "A row's array method `x.<api>()`, for unary ops and reductions (binary ops are operators and xp functions)."
-    name, doc = op.name, f"numpy's {op.ufunc.__name__}" + (".reduce over `axis`." if op.kind == "reduce" else ".")
+    """A row's array method `x.<api>()`, for unary ops and reductions (binary ops are operators
+    and xp functions)."""
+    name, doc = op.name, f"numpy's {op.ufunc.__name__}" + (".reduce over `axis`."
+                                                           if op.kind == "reduce" else ".")
     if op.kind == "unary": _set_method(op.api, lambda self: elementwise(name, self), doc)
     elif op.kind == "reduce":
-        _set_method(op.api, lambda self, axis=None, keepdims=False: self.reduce(name, axis, keepdims), doc)
+        reduce = lambda self, axis=None, keepdims=False: self.reduce(name, axis, keepdims)
+        _set_method(op.api, reduce, doc)
 
 for _op in OPS.values(): _add_namespace_function(_op); _add_method(_op)
 for _name in ("argmax", "argmin", "mean", "var", "std"):  # built from rows, in the namespace above
-    setattr(NDArray, _name, (lambda n: lambda self, *args, **kwargs: getattr(self.__array_namespace__(), n)(
-        self, *args, **kwargs))(_name))
+    setattr(NDArray, _name, (lambda n: lambda self, *args, **kwargs: getattr(
+        self.__array_namespace__(), n)(self, *args, **kwargs))(_name))
 
 # %% ../nbs/05_strides.ipynb #61431e85
 def element_strides(arr):
     "Strides in elements: an NDArray's own; a numpy array's byte strides divided by its item size."
-    return tuple(s // arr.itemsize for s in arr.strides) if isinstance(arr, np.ndarray) else tuple(arr.strides)
+    return (tuple(s // arr.itemsize for s in arr.strides) if isinstance(arr, np.ndarray)
+            else tuple(arr.strides))
 
 def numpy_storage(arr):
-    "The memory a numpy array looks into, as a flat array of arr's dtype, and arr's offset in it (in elements)."
+    """The memory a numpy array looks into, as a flat array of arr's dtype, and arr's offset in
+    it (in elements)."""
     root = arr
     while True:  # follow .base to the array that owns the memory
         if isinstance(root.base, np.ndarray): root = root.base
-        elif isinstance(getattr(root.base, "base", None), np.ndarray): root = root.base.base  # as_strided's wrapper
+        # as_strided's wrapper
+        elif isinstance(getattr(root.base, "base", None), np.ndarray): root = root.base.base
         else: break
     if not (root.flags.c_contiguous or root.flags.f_contiguous):
         raise NotImplementedError("the numpy array owning this memory is not contiguous")
     flat = root.ravel(order="K")
-    if flat.dtype != arr.dtype: flat = flat.view(np.uint8)[:flat.nbytes - flat.nbytes % arr.itemsize].view(arr.dtype)
+    if flat.dtype != arr.dtype:
+        flat = flat.view(np.uint8)[:flat.nbytes - flat.nbytes % arr.itemsize].view(arr.dtype)
     delta = arr.__array_interface__["data"][0] - root.__array_interface__["data"][0]
     return flat, delta // arr.itemsize
 
@@ -1265,7 +1457,8 @@ class Contiguous(Function):
     "A row-major copy; the gradient passes through unchanged."
     @staticmethod
     def forward(ctx, a):
-        return np.ascontiguousarray(a.array) if isinstance(a.array, np.ndarray) else a.array.compact()
+        return (np.ascontiguousarray(a.array) if isinstance(a.array, np.ndarray)
+                else a.array.compact())
     @staticmethod
     def backward(ctx, grad): return grad
 
@@ -1282,36 +1475,41 @@ def _storage_view(data):
     return NDArray(flat, flat.shape)
 
 class AsStrided(Function):
-    "Any view (size, stride, offset) of the input's storage; the gradient is scatter-added back into it."
+    """Any view (size, stride, offset) of the input's storage; the gradient is scatter-added back
+    into it."""
     @staticmethod
     def forward(ctx, a, size, stride, offset):
         storage = _storage_view(a.array)
         view = storage.as_strided(size, stride, offset)
-        ctx.out_layout, ctx.in_layout = (size, stride, offset), (a.shape, a.stride(), a.storage_offset())
+        ctx.out_layout = size, stride, offset
+        ctx.in_layout = a.shape, a.stride(), a.storage_offset()
         ctx.storage_size = storage.size
         return view if isinstance(a.array, NDArray) else as_numpy_view(view)
     @staticmethod
     def backward(ctx, grad):
         in_pos = positions(*ctx.in_layout)
         if np.unique(in_pos).size != in_pos.size:
-            raise NotImplementedError("as_strided backward: the input itself has overlapping elements "
-                                      "(e.g. an expanded tensor); make it .contiguous() first")
+            raise NotImplementedError("as_strided backward: the input itself has overlapping "
+                                      "elements (e.g. an expanded tensor); make it .contiguous() "
+                                      "first")
         return ScatterGather.apply(grad, ctx.out_layout, ctx.in_layout, ctx.storage_size)
 
 class ScatterGather(Function):
-    """Add `g`, laid out in a storage by layout `src`, into zeros of `storage_size`; read it back through
-    layout `dst`. Its own gradient is the same operation with src and dst swapped."""
+    """Add `g`, laid out in a storage by layout `src`, into zeros of `storage_size`; read it back
+    through layout `dst`. Its own gradient is the same operation with src and dst swapped."""
     @staticmethod
     def forward(ctx, g, src, dst, storage_size):
         ctx.src, ctx.dst, ctx.storage_size = src, dst, storage_size
         storage = namespace(g.array).zeros(storage_size, dtype=g.dtype)
-        np.add.at(storage, positions(*src), g.array)  # repeated positions (overlapping windows) add up
+        # repeated positions (overlapping windows) add up
+        np.add.at(storage, positions(*src), g.array)
         return storage[positions(*dst)]
     @staticmethod
     def backward(ctx, grad): return ScatterGather.apply(grad, ctx.dst, ctx.src, ctx.storage_size)
 
 def as_strided(input, size, stride, storage_offset=None):
-    "A view of input's storage with the given size, stride and storage offset (PyTorch's torch.as_strided)."
+    """A view of input's storage with the given size, stride and storage offset (PyTorch's
+    torch.as_strided)."""
     offset = input.storage_offset() if storage_offset is None else storage_offset
     return AsStrided.apply(input, tuple(size), tuple(stride), int(offset))
 
@@ -1322,8 +1520,10 @@ def as_strided(self: Tensor, size, stride, storage_offset=None):
 
 # %% ../nbs/05_strides.ipynb #0192d24d
 def add_op(op):
-    "Add a row to the op table, with what is generated from rows: operators, the xp function, the array method."
-    if op.name in OPS: raise ValueError(f"the op table already has a row {op.name!r}; a new op needs a new name")
+    """Add a row to the op table, with what is generated from rows: operators, the xp function,
+    the array method."""
+    if op.name in OPS:
+        raise ValueError(f"the op table already has a row {op.name!r}; a new op needs a new name")
     OPS[op.name] = op
     if op.kind != "reduce": _ELEMENTWISE_UFUNCS[op.ufunc] = op
     _add_operators(op)

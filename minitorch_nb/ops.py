@@ -4,26 +4,26 @@
 
 # %% auto #0
 __all__ = ['clip', 'return_types_max', 'return_types_min', 'concat', 'zeros_like', 'ones_like', 'empty_like', 'rand_like',
-           'randn_like', 'Trunc', 'Atan2', 'Copysign', 'Logaddexp', 'Logaddexp2', 'Remainder', 'Fmod', 'FloorDivide',
-           'function_forms', 'matmul', 'mean', 'reshape', 'permute', 'transpose', 'tanh', 'sigmoid', 'sqrt', 'relu',
-           'maximum', 'minimum', 'clamp', 'argmax', 'argmin', 'var', 'std', 'masked_fill', 'unsqueeze', 'squeeze',
-           'flatten', 'broadcast_to', 'clone', 'split', 'chunk', 'softmax', 'log_softmax', 'logsumexp', 'add', 'sub',
-           'subtract', 'mul', 'multiply', 'div', 'divide', 'true_divide', 'neg', 'negative', 'mm', 't', 'exp', 'log',
-           'sin', 'cos', 'norm', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'numel', 'log1p', 'expm1', 'tan', 'sinh', 'cosh',
-           'log2', 'log10', 'square', 'rsqrt', 'reciprocal', 'sign', 'floor', 'ceil', 'isnan', 'isinf', 'isfinite',
-           'amax', 'detach', 'expand_as', 'reshape_as', 'asin', 'arcsin', 'acos', 'arccos', 'atan', 'arctan', 'asinh',
-           'arcsinh', 'acosh', 'arccosh', 'atanh', 'arctanh', 'atan2', 'arctan2', 'exp2', 'trunc', 'fix', 'frac',
-           'copysign', 'logaddexp', 'logaddexp2', 'fmod', 'floor_divide', 'lerp', 'nan_to_num', 'logical_and',
-           'logical_or', 'logical_xor', 'logical_not', 'return_types_cummax', 'return_types_cummin',
+           'randn_like', 'Round', 'Trunc', 'Atan2', 'Copysign', 'Logaddexp', 'Logaddexp2', 'Remainder', 'Fmod',
+           'FloorDivide', 'TruncDivide', 'function_forms', 'matmul', 'mean', 'reshape', 'permute', 'transpose', 'tanh',
+           'sigmoid', 'sqrt', 'relu', 'maximum', 'minimum', 'clamp', 'argmax', 'argmin', 'var', 'std', 'masked_fill',
+           'unsqueeze', 'squeeze', 'flatten', 'broadcast_to', 'clone', 'split', 'chunk', 'softmax', 'log_softmax',
+           'logsumexp', 'add', 'sub', 'subtract', 'mul', 'multiply', 'div', 'divide', 'true_divide', 'neg', 'negative',
+           'mm', 't', 'exp', 'log', 'sin', 'cos', 'norm', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'numel', 'log1p', 'expm1',
+           'tan', 'sinh', 'cosh', 'log2', 'log10', 'square', 'rsqrt', 'reciprocal', 'sign', 'floor', 'ceil', 'isnan',
+           'isinf', 'isfinite', 'amax', 'detach', 'expand_as', 'reshape_as', 'asin', 'arcsin', 'acos', 'arccos', 'atan',
+           'arctan', 'asinh', 'arcsinh', 'acosh', 'arccosh', 'atanh', 'arctanh', 'atan2', 'arctan2', 'exp2', 'trunc',
+           'fix', 'frac', 'copysign', 'logaddexp', 'logaddexp2', 'fmod', 'floor_divide', 'lerp', 'nan_to_num',
+           'logical_and', 'logical_or', 'logical_xor', 'logical_not', 'return_types_cummax', 'return_types_cummin',
            'return_types_sort', 'return_types_topk', 'cumsum', 'cumprod', 'cummax', 'cummin', 'logcumsumexp', 'prod',
            'tril', 'triu', 'flip', 'roll', 'diagonal', 'diag', 'sort', 'argsort', 'msort', 'topk', 'isclose',
            'allclose', 'nonzero', 'argwhere', 'masked_select', 'repeat_interleave', 'unflatten', 'addcmul', 'addcdiv',
            'GradcheckError', 'gradcheck', 'gradgradcheck', 'Tanh', 'Sigmoid', 'Sqrt', 'ReLU', 'Abs', 'Maximum',
            'Minimum', 'Clamp', 'ExtremumDim', 'ExtremumAll', 'Where', 'where', 'View', 'Cat', 'cat', 'stack', 'Clone',
            'Softmax', 'LogSoftmax', 'LogSumExp', 'manual_seed', 'zeros', 'ones', 'empty', 'full', 'arange', 'linspace',
-           'eye', 'rand', 'randn', 'randint', 'randperm', 'full_like', 'NanToNum', 'remainder', 'Cumsum', 'Cumprod',
-           'Prod', 'Flip', 'Diagonal', 'DiagonalScatter', 'Unfold', 'var_mean', 'std_mean', 'from_numpy', 'as_tensor',
-           'inference_mode', 'einsum', 'assert_close']
+           'eye', 'rand', 'randn', 'randint', 'randperm', 'full_like', 'Norm', 'Sign', 'RoundDecimals', 'NanToNum',
+           'remainder', 'Cumsum', 'Cumprod', 'Prod', 'Flip', 'Diagonal', 'DiagonalScatter', 'Unfold', 'var_mean',
+           'std_mean', 'from_numpy', 'as_tensor', 'einsum', 'assert_close']
 
 # %% ../nbs/01_tensor.ipynb #71dbbcfe
 import functools
@@ -32,9 +32,11 @@ import math
 from collections import namedtuple
 import numpy as np
 from fastcore.basics import patch
-from .autograd import (Tensor, Function, namespace, unbroadcast, broadcast_shapes, result_type,
-                                   grad, no_grad, float32, float64, int64, int32, int16, int8, uint8, float16, bool_, _operands, _dims, _shape_args,
-                                   _Defaults, _dim_arg, _inplace)
+from .autograd import (Tensor, Function, namespace, unbroadcast, broadcast_shapes,
+                                   result_type,
+                                   grad, no_grad, float32, float64, int64, int32, int16, int8,
+                                   uint8, float16, bool_, _operands, _dims, _shape_args,
+                                   _Defaults, _dim_arg, _inplace, _ieee)
 
 # %% ../nbs/01_tensor.ipynb #ba972fa3
 class GradcheckError(RuntimeError):
@@ -57,8 +59,8 @@ def gradcheck(fn, *inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0):
     if not checked: raise ValueError("gradcheck: no input requires grad")
     for i in checked:
         if inputs[i].dtype != float64:
-            raise ValueError(f"gradcheck: input {i} is {inputs[i].dtype}; use float64 (x.double()), or the "
-                             "finite differences drown in rounding error")
+            raise ValueError(f"gradcheck: input {i} is {inputs[i].dtype}; use float64 "
+                             f"(x.double()), or the finite differences drown in rounding error")
     rng = np.random.default_rng(seed)
     outs = _outputs(fn(*inputs))
     vs = [rng.standard_normal(o.shape) for o in outs]
@@ -84,8 +86,10 @@ def _numerical_vjp(fn, inputs, i, vs, eps):
         for sign in (1, -1):
             moved = base.copy()
             moved[idx] += sign * eps
-            args[i] = Tensor._make(moved).to(device).requires_grad_()  # fn may differentiate (gradgradcheck)
-            total += sign * sum(float(np.sum(v * _numpy(o))) for v, o in zip(vs, _outputs(fn(*args))))
+            # fn may differentiate (gradgradcheck)
+            args[i] = Tensor._make(moved).to(device).requires_grad_()
+            outs = _outputs(fn(*args))
+            total += sign * sum(float(np.sum(v * _numpy(o))) for v, o in zip(vs, outs))
         out[idx] = total / (2 * eps)
     return out
 
@@ -96,11 +100,13 @@ def _compare(i, shape, analytic, numerical, atol, rtol):
         raise GradcheckError(
             f"gradcheck: input {i} (shape {list(shape)}): element {worst} has analytic gradient "
             f"{analytic[worst]:.6g} but numerical {numerical[worst]:.6g} (|diff| = "
-            f"{abs(analytic[worst] - numerical[worst]):.3g}, allowed {atol + rtol * abs(numerical[worst]):.3g}); "
-            f"{int((excess > 0).sum())} of {excess.size} elements disagree")
+            f"{abs(analytic[worst] - numerical[worst]):.3g}, allowed "
+            f"{atol + rtol * abs(numerical[worst]):.3g}); {int((excess > 0).sum())} of "
+            f"{excess.size} elements disagree")
 
 def gradgradcheck(fn, *inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0):
-    "gradcheck of the gradient: checks second derivatives (the backward pass must be differentiable)."
+    """gradcheck of the gradient: checks second derivatives (the backward pass must be
+    differentiable)."""
     checked = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
     rng = np.random.default_rng(seed + 1)
     outs = _outputs(fn(*inputs))
@@ -108,7 +114,8 @@ def gradgradcheck(fn, *inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0):
     def first_grads(*xs):
         os_ = _outputs(fn(*xs))
         want = [x for x in xs if isinstance(x, Tensor) and x.requires_grad]
-        gs = grad(os_, want, [_as_like(v, o) for v, o in zip(vs, os_)], create_graph=True, allow_unused=True)
+        gs = grad(os_, want, [_as_like(v, o) for v, o in zip(vs, os_)], create_graph=True,
+                  allow_unused=True)
         return tuple(g for g in gs if g is not None and g.requires_grad)
     return gradcheck(first_grads, *inputs, eps=eps, atol=atol, rtol=rtol, seed=seed)
 
@@ -122,8 +129,15 @@ def _constant(arr):
     return Tensor._make(arr)
 
 def _result(arr):
-    "Wrap an array computed outside any Function (no gradient); numpy returns scalars from 0-d maths."
+    """Wrap an array computed outside any Function (no gradient); numpy returns scalars from 0-d
+    maths."""
     return Tensor._make(np.asarray(arr) if isinstance(arr, np.generic) else arr)
+
+def _not_for(name, t, kinds):
+    "PyTorch's NotImplementedError for a dtype the op has no kernel for."
+    if t.dtype.kind in kinds:
+        raise NotImplementedError(f'"{name}" not implemented for {t.dtype} tensors (in PyTorch '
+                                  f'neither)')
 
 class Tanh(Function):
     @staticmethod
@@ -149,6 +163,7 @@ class Sigmoid(Function):
 
 class Sqrt(Function):
     @staticmethod
+    @_ieee  # sqrt(-1) is NaN, without numpy's warning
     def forward(ctx, a):
         ctx.save_output()
         return namespace(a.array).sqrt(a.array)
@@ -158,7 +173,8 @@ class Sqrt(Function):
 class ReLU(Function):
     @staticmethod
     def forward(ctx, a):
-        if ctx.needs_input_grad[0]:  # the mask is for backward; not `> 0`: a NaN passes its gradient, as in PyTorch
+        # the mask is for backward; not `> 0`: a NaN passes its gradient, as in PyTorch
+        if ctx.needs_input_grad[0]:
             ctx.passes = ~(a.array <= 0)
         return namespace(a.array).maximum(a.array, 0)
     @staticmethod
@@ -194,21 +210,25 @@ def sqrt(self: Tensor):
 @patch
 def relu(input: Tensor):
     "max(x, 0), elementwise; the gradient is 1 where x > 0, else 0."
+    if input.dtype == bool_: raise RuntimeError("Boolean inputs not supported for relu")
     return ReLU.apply(input)
 
 @patch
 def abs(input: Tensor):
     "|x|, elementwise; the gradient is sign(x) (0 at 0)."
+    _not_for("abs", input, "b")
     return Abs.apply(input)
 
 Tensor.__abs__ = Tensor.abs
 
 # %% ../nbs/01_tensor.ipynb #7bcf4caf
 def _tie_weights(a, b, dtype):
-    "How much of the gradient each side of max(a, b) gets: 1 to the larger, 1/2 each on a tie, 1 each by a NaN."
+    """How much of the gradient each side of max(a, b) gets: 1 to the larger, 1/2 each on a tie,
+    1 each by a NaN."""
     xp = namespace(a)
     ties = xp.astype(a == b, dtype) / 2
-    return xp.astype(~(a < b), dtype) - ties, xp.astype(~(a > b), dtype) - ties  # NaN: no comparison holds
+    # NaN: no comparison holds
+    return xp.astype(~(a < b), dtype) - ties, xp.astype(~(a > b), dtype) - ties
 
 class Maximum(Function):
     @staticmethod
@@ -220,7 +240,8 @@ class Maximum(Function):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         wa, wb = _tie_weights(a.array, b.array, grad.dtype)
-        return unbroadcast(grad * _constant(wa), a.shape), unbroadcast(grad * _constant(wb), b.shape)
+        return (unbroadcast(grad * _constant(wa), a.shape),
+                unbroadcast(grad * _constant(wb), b.shape))
 
 class Minimum(Function):
     @staticmethod
@@ -232,20 +253,23 @@ class Minimum(Function):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         wb, wa = _tie_weights(a.array, b.array, grad.dtype)  # the smaller side gets the gradient
-        return unbroadcast(grad * _constant(wa), a.shape), unbroadcast(grad * _constant(wb), b.shape)
+        return (unbroadcast(grad * _constant(wa), a.shape),
+                unbroadcast(grad * _constant(wb), b.shape))
 
 @patch
 def maximum(self: Tensor, other):
     "Elementwise maximum of two tensors (broadcast); tied elements split the gradient."
     if not isinstance(other, Tensor):  # as torch: clamp is the form that takes a number
-        raise TypeError(f"maximum(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+        raise TypeError(f"maximum(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(other).__name__}")
     return Maximum.apply(*_operands(self, other))
 
 @patch
 def minimum(self: Tensor, other):
     "Elementwise minimum of two tensors (broadcast); tied elements split the gradient."
     if not isinstance(other, Tensor):  # as torch: clamp is the form that takes a number
-        raise TypeError(f"minimum(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+        raise TypeError(f"minimum(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(other).__name__}")
     return Minimum.apply(*_operands(self, other))
 
 # %% ../nbs/01_tensor.ipynb #1672275b
@@ -268,9 +292,11 @@ def clamp(self: Tensor, min=None, max=None):
     "Limit every element to [min, max]; the bounds are numbers or tensors, either may be None."
     if min is None and max is None: raise RuntimeError("clamp needs at least one of min or max")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        out = self if min is None else where(self < min, min, self)  # tensor bounds get gradients too
+        # tensor bounds get gradients too
+        out = self if min is None else where(self < min, min, self)
         return out if max is None else where(out > max, max, out)
-    if self.dtype.kind != "f" and any(isinstance(b, float) for b in (min, max)): self = self.to(float32)
+    if self.dtype.kind != "f" and any(isinstance(b, float) for b in (min, max)):
+        self = self.to(float32)
     return Clamp.apply(self, min, max)
 
 clip = clamp
@@ -281,7 +307,8 @@ def _kept_shape(shape, dims):
     return tuple(1 if i in dims else n for i, n in enumerate(shape))
 
 class ExtremumDim(Function):
-    "Values of the max (or min) along one dimension; the gradient goes to the selected element only."
+    """Values of the max (or min) along one dimension; the gradient goes to the selected element
+    only."""
     @staticmethod
     def forward(ctx, a, dim, keepdim, indices, largest):
         xp = namespace(a.array)
@@ -292,7 +319,8 @@ class ExtremumDim(Function):
         xp = namespace(grad.array)
         positions = [1] * ctx.indices.ndim
         positions[ctx.dim] = ctx.n
-        onehot = xp.reshape(xp.arange(ctx.n), tuple(positions)) == ctx.indices  # indices kept their dim
+        # indices kept their dim
+        onehot = xp.reshape(xp.arange(ctx.n), tuple(positions)) == ctx.indices
         g = grad if ctx.keepdim else grad.reshape(ctx.indices.shape)
         return g * _constant(xp.astype(onehot, grad.dtype))
 
@@ -323,19 +351,23 @@ def _extremum(x, dim, keepdim, largest):
     xp = namespace(x.array)
     data = x.array if x.ndim else xp.reshape(x.array, (1,))
     indices = (xp.argmax if largest else xp.argmin)(data, axis=d, keepdims=True)
-    if x.ndim == 0: return (return_types_max if largest else return_types_min)(x, Tensor._make(xp.reshape(indices, ())))
+    if x.ndim == 0:
+        kind = return_types_max if largest else return_types_min
+        return kind(x, Tensor._make(xp.reshape(indices, ())))
     values = ExtremumDim.apply(x, d, keepdim, indices, largest)
     idx = Tensor._make(indices if keepdim else xp.squeeze(indices, axis=d))
     return (return_types_max if largest else return_types_min)(values, idx)
 
 @patch
 def max(input: Tensor, dim=None, keepdim=False, *, axis=None):
-    "The largest element; with `dim`, (values, indices) along it; with a tensor, the elementwise maximum."
+    """The largest element; with `dim`, (values, indices) along it; with a tensor, the
+    elementwise maximum."""
     return _extremum(input, _dim_arg(dim, axis, "max"), keepdim, largest=True)
 
 @patch
 def min(input: Tensor, dim=None, keepdim=False, *, axis=None):
-    "The smallest element; with `dim`, (values, indices) along it; with a tensor, the elementwise minimum."
+    """The smallest element; with `dim`, (values, indices) along it; with a tensor, the
+    elementwise minimum."""
     return _extremum(input, _dim_arg(dim, axis, "min"), keepdim, largest=False)
 
 @patch
@@ -355,14 +387,17 @@ def _arg_extremum(x, dim, keepdim, largest):
         out = find(xp.reshape(x.array, (-1,)))
         return _result(xp.reshape(out, (1,) * x.ndim if keepdim else ()))
     d, = _dims(dim, x.ndim) or (0,)
-    return _result(find(x.array if x.ndim else xp.reshape(x.array, (1,)), axis=d, keepdims=keepdim and x.ndim > 0))
+    return _result(find(x.array if x.ndim else xp.reshape(x.array, (1,)), axis=d,
+                        keepdims=keepdim and x.ndim > 0))
 
 # %% ../nbs/01_tensor.ipynb #2fe60fee
 @patch
 def var(self: Tensor, dim=None, unbiased=True, keepdim=False, *, correction=None, axis=None):
-    "Variance over `dim`: sum of squared deviations / (N - correction); correction=1 (unbiased) by default."
+    """Variance over `dim`: sum of squared deviations / (N - correction); correction=1 (unbiased)
+    by default."""
     if self.dtype.kind != "f":
-        raise RuntimeError(f"var() and std() need a floating point tensor, got {self.dtype}; convert with .float()")
+        raise RuntimeError(f"var() and std() need a floating point tensor, got {self.dtype}; "
+                           f"convert with .float()")
     if correction is None: correction = 1 if unbiased else 0
     dim = _dim_arg(dim, axis, "var")
     n = math.prod(self.shape[d] for d in _dims(dim, self.ndim))
@@ -379,7 +414,8 @@ import operator
 
 def _comparison(op):
     def compare(self, other):
-        if not isinstance(other, (Tensor, int, float, bool, np.number, np.bool_)): return NotImplemented
+        if not isinstance(other, (Tensor, int, float, bool, np.number, np.bool_)):
+            return NotImplemented
         a, b = _operands(self, other)
         broadcast_shapes(a.shape, b.shape)
         return _result(op(a.array, b.array))  # bool result: never part of the graph
@@ -392,22 +428,24 @@ for _op in (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, ope
     setattr(Tensor, _op.__name__, getattr(Tensor, f"__{_op.__name__}__"))
 Tensor.__hash__ = object.__hash__  # tensors stay usable as dict keys, by identity (as in PyTorch)
 
-def _logical(op, symbol):
+def _logical(op, name):
     def logical(self, other):
-        if not isinstance(other, (Tensor, int, bool, np.integer, np.bool_)): return NotImplemented
+        if not isinstance(other, (Tensor, int, float, bool, np.number, np.bool_)):
+            return NotImplemented
         a, b = _operands(self, other)
-        if a.dtype.kind not in "biu": raise TypeError(f"{symbol} needs bool or integer tensors, got {a.dtype}")
+        _not_for(name, a, "fc")  # bitwise maths of floats: no kernel in PyTorch
         return _result(op(a.array, b.array))
     return logical
 
-for _name, _op, _symbol in (("and", operator.and_, "&"), ("or", operator.or_, "|"), ("xor", operator.xor, "^")):
-    setattr(Tensor, f"__{_name}__", _logical(_op, _symbol))
+for _name, _op in (("and", operator.and_), ("or", operator.or_), ("xor", operator.xor)):
+    setattr(Tensor, f"__{_name}__", _logical(_op, f"bitwise_{_name}"))
     setattr(Tensor, f"__r{_name}__", getattr(Tensor, f"__{_name}__"))
 
 @patch
 def __invert__(self: Tensor):
     "Logical not of a bool tensor (bitwise not of an integer one)."
-    if self.dtype.kind not in "biu": raise TypeError(f"~ needs a bool or integer tensor, got {self.dtype}")
+    if self.dtype.kind not in "biu":
+        raise TypeError(f"~ needs a bool or integer tensor, got {self.dtype}")
     return _result(~self.array)
 
 @patch
@@ -438,12 +476,15 @@ class Where(Function):
         return None, ga, gb
 
 def where(condition, input, other):
-    "Elementwise `input if condition else other`, broadcasting all three; numbers are allowed for the values."
+    """Elementwise `input if condition else other`, broadcasting all three; numbers are allowed
+    for the values."""
     if not isinstance(condition, Tensor) or condition.dtype != bool_:
-        raise TypeError(f"where needs a bool tensor as condition, got "
-                        f"{condition.dtype if isinstance(condition, Tensor) else type(condition).__name__}")
-    if not isinstance(input, Tensor) and not isinstance(other, Tensor):  # two numbers: the first sets the kind
-        input = Tensor._make(namespace(condition.array).asarray(input, dtype=_number_dtype(input, other)))
+        got = condition.dtype if isinstance(condition, Tensor) else type(condition).__name__
+        raise TypeError(f"where needs a bool tensor as condition, got {got}")
+    # two numbers: the first sets the kind
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        input = Tensor._make(namespace(condition.array).asarray(input,
+                                                                dtype=_number_dtype(input, other)))
     a, b = _operands(input, other)
     return Where.apply(condition, a, b)
 
@@ -451,28 +492,33 @@ def where(condition, input, other):
 def masked_fill(self: Tensor, mask, value):
     "A copy with `value` where `mask` is True (gradient flows to the other elements)."
     if isinstance(mask, Tensor) and mask.dtype != bool_:
-        raise RuntimeError(f"masked_fill only supports boolean masks, but got mask with dtype {mask.dtype}")
+        raise RuntimeError(f"masked_fill only supports boolean masks, but got mask with dtype "
+                           f"{mask.dtype}")
     return where(mask, Tensor._make(namespace(self.array).asarray(value, dtype=self.dtype)), self)
 
 # %% ../nbs/01_tensor.ipynb #923d3742
 class View(Function):
-    "The same storage seen with another shape; refuses (like PyTorch) when the strides don't allow it."
+    """The same storage seen with another shape; refuses (like PyTorch) when the strides don't
+    allow it."""
     @staticmethod
     def forward(ctx, a, shape):
         ctx.shape = a.shape
         try: return namespace(a.array).reshape(a.array, shape, copy=False)
         except ValueError:
-            raise RuntimeError(f"view: a tensor of shape {list(a.shape)} with its current strides can't be viewed "
-                               f"as shape {list(shape)} without copying; use .reshape(...) (which copies when it "
-                               "must), or .contiguous() first") from None
+            raise RuntimeError(f"view: a tensor of shape {list(a.shape)} with its current strides "
+                               f"can't be viewed as shape {list(shape)} without copying; use "
+                               f".reshape(...) (which copies when it must), or .contiguous() "
+                               "first") from None
     @staticmethod
     def backward(ctx, grad): return grad.reshape(ctx.shape)
 
 def _infer_shape(shape, numel, old):
     "Fill in one -1 in `shape` and check the element count; errors name both shapes."
     known = math.prod(s for s in shape if s != -1)
-    if shape.count(-1) > 1 or (-1 not in shape and known != numel) or (-1 in shape and (known == 0 or numel % known)):
-        raise RuntimeError(f"shape {list(shape)} is invalid for a tensor of {numel} elements (shape {list(old)})")
+    if (shape.count(-1) > 1 or (-1 not in shape and known != numel)
+        or (-1 in shape and (known == 0 or numel % known))):
+        raise RuntimeError(f"shape {list(shape)} is invalid for a tensor of {numel} elements "
+                           f"(shape {list(old)})")
     return tuple(numel // known if s == -1 else s for s in shape)
 
 @patch
@@ -484,8 +530,8 @@ def view(self: Tensor, *shape):
 def unsqueeze(self: Tensor, dim):
     "Insert a dimension of size 1 at `dim` (negative counts from the end of the new shape)."
     if not -self.ndim - 1 <= dim <= self.ndim:
-        raise IndexError(f"unsqueeze: dimension {dim} is out of range for a tensor with {self.ndim} dimensions "
-                         f"(allowed: {-self.ndim - 1} to {self.ndim})")
+        raise IndexError(f"unsqueeze: dimension {dim} is out of range for a tensor with "
+                         f"{self.ndim} dimensions (allowed: {-self.ndim - 1} to {self.ndim})")
     shape = list(self.shape)
     shape.insert(dim % (self.ndim + 1), 1)
     return self.reshape(shape)
@@ -528,11 +574,13 @@ def _check_tensors(tensors, name):
     tensors = list(tensors)
     if not tensors: raise RuntimeError(f"{name} needs a non-empty list of tensors")
     for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor): raise TypeError(f"{name}: entry {i} is a {type(t).__name__}, not a Tensor")
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}: entry {i} is a {type(t).__name__}, not a Tensor")
         if t.device != tensors[0].device:
             first, other = str(tensors[0].device), str(t.device)
-            raise RuntimeError(f"{name}: expected all tensors on the same device, but found {first!r} (entry 0) "
-                               f"and {other!r} (entry {i}); move one first, e.g. t.to({first!r})")
+            raise RuntimeError(f"{name}: expected all tensors on the same device, but found "
+                               f"{first!r} (entry 0) and {other!r} (entry {i}); move one first, "
+                               f"e.g. t.to({first!r})")
     dtype = result_type(*tensors) if len(tensors) > 1 else tensors[0].dtype
     return [t if t.dtype == dtype else t.to(dtype) for t in tensors]
 
@@ -540,12 +588,15 @@ def cat(tensors, dim=0):
     "Join tensors along an existing dimension; their other sizes must match."
     tensors = _check_tensors(tensors, "cat")
     first = tensors[0]
-    if first.ndim == 0: raise RuntimeError("cat: zero-dimensional tensors can't be concatenated; use stack")
+    if first.ndim == 0:
+        raise RuntimeError("cat: zero-dimensional tensors can't be concatenated; use stack")
     d, = _dims(dim, first.ndim)
     for i, t in enumerate(tensors):
-        if t.ndim != first.ndim or any(a != b for j, (a, b) in enumerate(zip(t.shape, first.shape)) if j != d):
-            raise RuntimeError(f"cat along dimension {d}: tensor {i} has shape {list(t.shape)} but tensor 0 has "
-                               f"shape {list(first.shape)}; all sizes except dimension {d} must match")
+        if t.ndim != first.ndim or any(a != b for j, (a, b) in enumerate(zip(t.shape, first.shape))
+                                       if j != d):
+            raise RuntimeError(f"cat along dimension {d}: tensor {i} has shape {list(t.shape)} but "
+                               f"tensor 0 has shape {list(first.shape)}; all sizes except "
+                               f"dimension {d} must match")
     return Cat.apply(*tensors, dim=d)
 
 def stack(tensors, dim=0):
@@ -553,8 +604,8 @@ def stack(tensors, dim=0):
     tensors = _check_tensors(tensors, "stack")
     for i, t in enumerate(tensors):
         if t.shape != tensors[0].shape:
-            raise RuntimeError(f"stack needs tensors of equal shape, got {list(tensors[0].shape)} at entry 0 and "
-                               f"{list(t.shape)} at entry {i}")
+            raise RuntimeError(f"stack needs tensors of equal shape, got {list(tensors[0].shape)} "
+                               f"at entry 0 and {list(t.shape)} at entry {i}")
     return cat([t.unsqueeze(dim) for t in tensors], dim)
 
 concat = cat
@@ -594,7 +645,8 @@ def split(self: Tensor, split_size, dim=0):
     sizes = list(split_size) if isinstance(split_size, (list, tuple)) else \
         [min(split_size, n - s) for s in range(0, n, split_size)]
     if sum(sizes) != n:
-        raise RuntimeError(f"split sizes {sizes} don't add up to {n}, the size of dimension {d} of shape {list(self.shape)}")
+        raise RuntimeError(f"split sizes {sizes} don't add up to {n}, the size of dimension {d} of "
+                           f"shape {list(self.shape)}")
     pieces, start, index = [], 0, [slice(None)] * self.ndim
     for size in sizes:
         index[d] = slice(start, start + size)
@@ -613,7 +665,8 @@ class Softmax(Function):
     def forward(ctx, a, dim):
         ctx.dim, xp = dim, namespace(a.array)
         ctx.save_output()
-        e = xp.exp(a.array - xp.max(a.array, axis=dim, keepdims=True))  # largest exponent is 0: no overflow
+        # largest exponent is 0: no overflow
+        e = xp.exp(a.array - xp.max(a.array, axis=dim, keepdims=True))
         return e / xp.sum(e, axis=dim, keepdims=True)
     @staticmethod
     def backward(ctx, grad):
@@ -641,14 +694,16 @@ class LogSumExp(Function):
         m = xp.max(a.array, axis=dims, keepdims=True)
         m = xp.where(xp.isinf(m), xp.zeros_like(m), m)  # rows of -inf give -inf, not nan
         out = xp.log(xp.sum(xp.exp(a.array - m), axis=dims, keepdims=True)) + m
-        return out if keepdim else xp.reshape(out, tuple(n for i, n in enumerate(a.shape) if i not in dims))
+        if keepdim: return out
+        return xp.reshape(out, tuple(n for i, n in enumerate(a.shape) if i not in dims))
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
         return grad.reshape(ctx.kept) * (a - ctx.output.reshape(ctx.kept)).exp()
 
 def _softmax_input(x, name):
-    if x.dtype.kind != "f": raise RuntimeError(f"{name} needs a floating point tensor, got {x.dtype}; use .float()")
+    if x.dtype.kind != "f":
+        raise RuntimeError(f"{name} needs a floating point tensor, got {x.dtype}; use .float()")
     return x
 
 @patch
@@ -666,8 +721,10 @@ def log_softmax(self: Tensor, dim):
 @patch
 def logsumexp(self: Tensor, dim=None, keepdim=False, *, axis=None):
     "log(sum(exp(x))) over `dim`, stable for large |x|."
-    if dim is None and axis is None: raise TypeError("logsumexp() missing 1 required positional argument: 'dim'")
-    return LogSumExp.apply(_floating(self), _dims(_dim_arg(dim, axis, "logsumexp"), self.ndim), keepdim)
+    if dim is None and axis is None:
+        raise TypeError("logsumexp() missing 1 required positional argument: 'dim'")
+    return LogSumExp.apply(_floating(self), _dims(_dim_arg(dim, axis, "logsumexp"), self.ndim),
+                           keepdim)
 
 # %% ../nbs/01_tensor.ipynb #888ff358
 _default_generator = np.random.default_rng(0)
@@ -680,7 +737,8 @@ def manual_seed(seed):
 def _new(arr, device, requires_grad):
     "A new leaf tensor from a numpy array, moved to `device` (or the default device)."
     t = Tensor._make(arr)
-    if device is None and _Defaults.device != "numpy": device = _Defaults.device  # mt.set_default_device
+    # mt.set_default_device
+    if device is None and _Defaults.device != "numpy": device = _Defaults.device
     if device is not None and device != t.device: t = t.to(device)
     return t.requires_grad_() if requires_grad else t
 
@@ -703,7 +761,8 @@ def _number_dtype(*values):
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     "A tensor filled with `fill_value`; its dtype follows the value (bool, int64 or float32)."
-    return _new(np.full(_shape_args((size,)), fill_value, dtype=dtype or _number_dtype(fill_value)), device,
+    return _new(np.full(_shape_args((size,)), fill_value, dtype=dtype or _number_dtype(fill_value)),
+                device,
                 requires_grad)
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
@@ -712,18 +771,21 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if step == 0: raise RuntimeError("arange: step must be nonzero")
     dtype = dtype or _number_dtype(start, end, step)
     n = max(math.ceil((end - start) / step), 0)
-    values = start + np.arange(n, dtype=np.float64 if np.dtype(dtype).kind == "f" else np.int64) * step
+    values = start + np.arange(n, dtype=np.float64 if np.dtype(dtype).kind == "f"
+                               else np.int64) * step
     return _new(values.astype(dtype), device, requires_grad)
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
-    "`steps` evenly spaced numbers from start to end, both included (PyTorch's formula, in the result dtype)."
+    """`steps` evenly spaced numbers from start to end, both included (PyTorch's formula, in the
+    result dtype)."""
     if steps < 0: raise RuntimeError(f"linspace: number of steps must be non-negative, got {steps}")
     dt = np.dtype(dtype or float32)
     calc = dt if dt.kind == "f" else float64
     start, end = calc.type(start), calc.type(end)
     step = (end - start) / calc.type(max(steps - 1, 1))
     i = np.arange(steps)
-    values = np.where(i < steps // 2, start + step * i.astype(calc), end - step * (steps - 1 - i).astype(calc))
+    values = np.where(i < steps // 2, start + step * i.astype(calc),
+                      end - step * (steps - 1 - i).astype(calc))
     if steps == 1: values = np.full(1, start)
     return _new(values.astype(dt), device, requires_grad)
 
@@ -734,18 +796,21 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     "Uniform samples in [0, 1), from `generator` (a numpy Generator) or the default one."
     rng = generator if generator is not None else _default_generator
-    return _new(rng.random(_shape_args(size), dtype=np.float64).astype(dtype or float32), device, requires_grad)
+    return _new(rng.random(_shape_args(size), dtype=np.float64).astype(dtype or float32), device,
+                requires_grad)
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     "Standard normal samples, from `generator` (a numpy Generator) or the default one."
     rng = generator if generator is not None else _default_generator
-    return _new(rng.standard_normal(_shape_args(size)).astype(dtype or float32), device, requires_grad)
+    return _new(rng.standard_normal(_shape_args(size)).astype(dtype or float32), device,
+                requires_grad)
 
 def randint(low, high=None, size=(), generator=None, dtype=None, device=None, requires_grad=False):
     "Random integers in [low, high) (or [0, low) when `high` is omitted)."
     if high is None: low, high = 0, low
     rng = generator if generator is not None else _default_generator
-    return _new(rng.integers(low, high, size=_shape_args((size,))).astype(dtype or int64), device, requires_grad)
+    return _new(rng.integers(low, high, size=_shape_args((size,))).astype(dtype or int64), device,
+                requires_grad)
 
 def randperm(n, generator=None, dtype=None, device=None):
     "A random permutation of 0..n-1."
@@ -754,12 +819,14 @@ def randperm(n, generator=None, dtype=None, device=None):
 
 def _like(fill):
     def like(input, dtype=None, device=None, requires_grad=False):
-        return fill(input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+        return fill(input.shape, dtype=dtype or input.dtype, device=device or input.device,
+                    requires_grad=requires_grad)
     like.__name__ = fill.__name__ + "_like"
     like.__doc__ = f"`{fill.__name__}` with the shape (and by default dtype and device) of `input`."
     return like
 
-zeros_like, ones_like, empty_like, rand_like, randn_like = map(_like, (zeros, ones, empty, rand, randn))
+zeros_like, ones_like, empty_like, rand_like, randn_like = map(_like,
+                                                               (zeros, ones, empty, rand, randn))
 
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
     "`full` with the shape (and by default dtype and device) of `input`."
@@ -769,9 +836,11 @@ def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
 # %% ../nbs/01_tensor.ipynb #a59dc29f
 def _check_alpha(input, other, alpha):
     "PyTorch refuses a float alpha when the result would be an integer tensor."
-    integral = lambda v: v.dtype.kind in "iub" if isinstance(v, Tensor) else isinstance(v, (int, np.integer))
+    integral = (lambda v: v.dtype.kind in "iub" if isinstance(v, Tensor)
+                else isinstance(v, (int, np.integer)))
     if isinstance(alpha, float) and integral(input) and integral(other):
-        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
 
 @patch
 def add(input: Tensor, other, *, alpha=1):
@@ -792,15 +861,13 @@ def mul(input: Tensor, other):
 
 @patch
 def div(input: Tensor, other, *, rounding_mode=None):
-    "input / other; rounding_mode 'trunc' or 'floor' rounds the quotient (no gradient then, as in PyTorch's zero)."
-    if rounding_mode not in (None, "trunc", "floor"):
-        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found {rounding_mode!r}")
+    """input / other; rounding_mode 'trunc' or 'floor' rounds the quotient, whose gradient is
+    zero (PyTorch's)."""
+    if rounding_mode not in (None, "trunc", "floor"): raise RuntimeError(
+        f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+        f"{rounding_mode!r}")
     if rounding_mode is None: return input / other
-    a, b = _operands(input, other)
-    xp = namespace(a.array)
-    q = xp.astype(a.array, float64) / xp.astype(b.array, float64)
-    q = xp.floor(q) if rounding_mode == "floor" else xp.sign(q) * xp.floor(xp.abs(q))
-    return _result(xp.astype(q, a.dtype))
+    return _rounded_division(input, other, rounding_mode)  # defined with `//` and `%`, below
 
 @patch
 def neg(input: Tensor):
@@ -817,14 +884,16 @@ def pow(input: Tensor, exponent):
 def mm(input: Tensor, mat2):
     "Matrix product of two 2-D tensors (matmul without broadcasting)."
     for name, m in (("self", input), ("mat2", mat2)):
-        if not isinstance(m, Tensor) or m.ndim != 2: raise RuntimeError(f"mm: {name} must be a matrix (2-D), got "
-                                                                       f"shape {list(getattr(m, 'shape', ()))}")
+        if not isinstance(m, Tensor) or m.ndim != 2:
+            raise RuntimeError(f"mm: {name} must be a matrix (2-D), got shape "
+                               f"{list(getattr(m, 'shape', ()))}")
     return input @ mat2
 
 @patch
 def t(input: Tensor):
     "Transpose of a matrix; 0-D and 1-D tensors come back as they are."
-    if input.ndim > 2: raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
     return input if input.ndim < 2 else input.transpose(0, 1)
 
 @patch
@@ -838,22 +907,62 @@ Tensor.clip = Tensor.clamp
 Tensor.negative, Tensor.subtract, Tensor.multiply, Tensor.divide, Tensor.true_divide = (
     Tensor.neg, Tensor.sub, Tensor.mul, Tensor.div, Tensor.div)
 
+def _sign(arr):
+    "PyTorch's sign of an array: -1, 0 or 1, and 0 for NaN (numpy and the Array API give NaN)."
+    xp = namespace(arr)
+    s = xp.sign(arr)
+    return xp.where(s == s, s, xp.zeros_like(s)) if arr.dtype.kind == "f" else s
+
+class Norm(Function):
+    """The p-norm over `dims`. Its backward is PyTorch's, which is 0 where the norm is 0 (the
+    formulas give NaN)."""
+    @staticmethod
+    @_ieee
+    def forward(ctx, a, p, dims, keepdim):
+        ctx.save_for_backward(a)
+        ctx.save_output()
+        ctx.p, ctx.dims = p, dims
+        xp, kw = namespace(a.array), dict(axis=dims, keepdims=keepdim)
+        x = xp.abs(a.array)
+        if p == 2: return xp.sqrt(xp.sum(x * x, **kw))
+        if p in (math.inf, -math.inf): return (xp.max if p > 0 else xp.min)(x, **kw)
+        if p == 0: return xp.sum(xp.astype(x != 0, a.dtype), **kw)  # how many elements are not 0
+        return xp.sum(x, **kw) if p == 1 else xp.sum(x ** p, **kw) ** (1 / p)
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        p, kept = ctx.p, _kept_shape(a.shape, ctx.dims)
+        g, n, sign = grad.reshape(kept), ctx.output.reshape(kept), _constant(_sign(a.array))
+        if p == 0: return None  # a count: no gradient at all
+        if p == 1: return sign * g
+        if p == 2: return g * where(n == 0, 0.0, a / n)
+        absa = a.abs()
+        if math.isinf(p):  # the elements that reach the max (or min) share the gradient
+            hits = ((absa == n) | absa.isnan()).to(a.dtype)
+            return sign * (g / hits.sum(ctx.dims, keepdim=True)) * hits
+        if p < 1: return sign * where(a == 0, 0.0, absa ** (p - 1)) * g * n ** (1 - p)
+        scale = where(n == 0, 0.0, g / n ** (p - 1))
+        return (sign * absa ** (p - 1) if p < 2 else a * absa ** (p - 2)) * scale
+
 @patch
 def norm(input: Tensor, p="fro", dim=None, keepdim=False, dtype=None):
-    "The p-norm over `dim` (all elements by default): 2 ('fro'), 1, inf, -inf or any other number."
-    x = (input if dtype is None else input.to(dtype)).abs()
-    if p in ("fro", 2): return (x * x).sum(dim, keepdim).sqrt()
-    if p == math.inf: return x.amax(dim, keepdim)
-    if p == -math.inf: return -(-x).amax(dim, keepdim)
-    if p == 1: return x.sum(dim, keepdim)
-    return (x ** p).sum(dim, keepdim) ** (1 / p)
+    """The p-norm over `dim` (all elements by default): 2 ('fro'), 1, inf, -inf, 0 (a count) or
+    any other number."""
+    x = input if dtype is None else input.to(dtype)
+    if x.dtype.kind != "f": raise RuntimeError(
+        f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {x.dtype}")
+    if isinstance(p, str) and p != "fro":
+        raise RuntimeError(f"norm: order {p!r} is not supported; use a number or 'fro'")
+    return Norm.apply(x, 2 if p == "fro" else p, _dims(dim, x.ndim), keepdim)
 
 # %% ../nbs/01_tensor.ipynb #dd465ccf
 @patch
 def amax(input: Tensor, dim=None, keepdim=False, *, axis=None):
-    "The largest values over `dim` (an int, a tuple, or all); ties share the gradient, as in PyTorch."
+    """The largest values over `dim` (an int, a tuple, or all); ties share the gradient, as in
+    PyTorch."""
     dims = _dims(_dim_arg(dim, axis, "amax"), input.ndim)
-    if input.numel() == 0: raise RuntimeError(f"amax() of an empty tensor (shape {list(input.shape)})")
+    if input.numel() == 0:
+        raise RuntimeError(f"amax() of an empty tensor (shape {list(input.shape)})")
     m = input.detach()
     for d in reversed(dims): m = m.max(d, keepdim=True).values
     ties = (input == m).to(input.dtype) if input.dtype.kind == "f" else (input == m)
@@ -863,12 +972,15 @@ def amax(input: Tensor, dim=None, keepdim=False, *, axis=None):
     return out if keepdim else out.reshape([n for i, n in enumerate(input.shape) if i not in dims])
 
 # %% ../nbs/01_tensor.ipynb #48c25421
-_TYPE_NAMES = {float32: "FloatTensor", float64: "DoubleTensor", float16: "HalfTensor", int64: "LongTensor",
-               int32: "IntTensor", int16: "ShortTensor", int8: "CharTensor", uint8: "ByteTensor", bool_: "BoolTensor"}
+_TYPE_NAMES = {float32: "FloatTensor", float64: "DoubleTensor", float16: "HalfTensor",
+               int64: "LongTensor",
+               int32: "IntTensor", int16: "ShortTensor", int8: "CharTensor", uint8: "ByteTensor",
+               bool_: "BoolTensor"}
 
 @patch
 def type(self: Tensor, dtype=None):
-    "Without an argument, PyTorch's type name ('torch.FloatTensor'); with a dtype or such a name, convert."
+    """Without an argument, PyTorch's type name ('torch.FloatTensor'); with a dtype or such a
+    name, convert."""
     if dtype is None: return "torch." + ("cuda." if self.is_cuda else "") + _TYPE_NAMES[self.dtype]
     if isinstance(dtype, str):
         by_name = {v: k for k, v in _TYPE_NAMES.items()}
@@ -878,12 +990,15 @@ def type(self: Tensor, dtype=None):
 
 # %% ../nbs/01_tensor.ipynb #f6962e35
 def _unary(name, api, derivative):
-    "A Function whose forward is the namespace's `api` and whose backward multiplies by `derivative(a)`."
+    """A Function whose forward is the namespace's `api` (silent outside its domain); backward:
+    grad * derivative(a)."""
+    @_ieee
     def forward(ctx, a):
         ctx.save_for_backward(a)
         return getattr(namespace(a.array), api)(a.array)
     def backward(ctx, grad): return grad * derivative(ctx.saved_tensors[0])
-    return type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+    return type(name, (Function,), {"forward": staticmethod(forward),
+                                    "backward": staticmethod(backward)})
 
 def _zero(a): return Tensor._make(namespace(a.array).zeros_like(a.array))
 
@@ -892,62 +1007,101 @@ _UNARY = {  # name: (namespace function, derivative, converts integers to float)
     "log1p": ("log1p", lambda a: 1 / (1 + a), True), "expm1": ("expm1", lambda a: a.exp(), True),
     "tan": ("tan", lambda a: 1 + a.tan() ** 2, True), "sinh": ("sinh", lambda a: a.cosh(), True),
     "cosh": ("cosh", lambda a: a.sinh(), True), "log2": ("log2", lambda a: 1 / (a * _LN2), True),
-    "log10": ("log10", lambda a: 1 / (a * _LN10), True), "sign": ("sign", _zero, False),
-    "floor": ("floor", _zero, False), "ceil": ("ceil", _zero, False), "round": ("round", _zero, False)}
+    "log10": ("log10", lambda a: 1 / (a * _LN10), True),
+    "floor": ("floor", _zero, False), "ceil": ("ceil", _zero, False)}
 
-def _unary_method(fn, floating):
-    return lambda self: fn.apply(_floating(self) if floating else self)
+def _unary_method(name, fn, floating):
+    if floating: return lambda self: fn.apply(_floating(self))
+    def rounding(self):
+        _not_for(name, self, "b")  # floor and ceil have no bool kernel in PyTorch
+        return fn.apply(self)
+    return rounding
 
 for _name, (_api, _d, _fl) in _UNARY.items():
     globals()[_name.capitalize()] = _fn = _unary(_name.capitalize(), _api, _d)
-    setattr(Tensor, _name, _unary_method(_fn, _fl))
+    setattr(Tensor, _name, _unary_method(_name, _fn, _fl))
+
+class Sign(Function):
+    "-1, 0 or 1, and 0 for NaN, as in PyTorch; the gradient is zero."
+    @staticmethod
+    def forward(ctx, a): return _sign(a.array)
+    @staticmethod
+    def backward(ctx, grad): return _zero(grad)
+
+@patch
+def sign(input: Tensor):
+    "The sign of each element (0 for 0 and NaN); a bool tensor is its own sign, as in PyTorch."
+    return input.clone() if input.dtype == bool_ else Sign.apply(input)
 
 # %% ../nbs/01_tensor.ipynb #78bc2925
 @patch
-def square(input: Tensor): return input * input
+def square(input: Tensor):
+    "x * x; bools become int64 first, as PyTorch's square (a power) promotes them."
+    return input * input if input.dtype != bool_ else input.to(int64).square()
+
+Round = _unary("Round", "round", _zero)
+
+class RoundDecimals(Function):
+    """round(x * 10^d) / 10^d, or round(x / 10^-d) * 10^-d for d < 0, in the dtype (PyTorch's);
+    zero gradient."""
+    @staticmethod
+    @_ieee  # a scale beyond the dtype's range is inf, and the result NaN, as in PyTorch
+    def forward(ctx, a, decimals):
+        xp, x = (namespace(a.array), a.array if a.dtype != float16
+                 else namespace(a.array).astype(a.array, float32))
+        scale = 10.0 ** abs(decimals) if abs(decimals) <= 308 else math.inf
+        out = xp.round(x * scale) / scale if decimals > 0 else xp.round(x / scale) * scale
+        return xp.astype(out, a.dtype)
+    @staticmethod
+    def backward(ctx, grad): return _zero(grad)
+
+@patch
+def round(input: Tensor, *, decimals=None):
+    """Round half to even; with `decimals`, to that many decimal places (negative: to tens,
+    hundreds...)."""
+    _not_for("round", input, "b")
+    if input.dtype.kind in "iu":  # whole already; PyTorch refuses decimals= (even 0) for integers
+        if decimals is not None:
+            raise NotImplementedError(f'"round" with decimals not implemented for {input.dtype}')
+        return input.clone()
+    return Round.apply(input) if not decimals else RoundDecimals.apply(input, decimals)
 @patch
 def reciprocal(input: Tensor): return 1 / _floating(input)
 @patch
 def rsqrt(input: Tensor): return 1 / _floating(input).sqrt()
 
 for _name in ("isnan", "isinf", "isfinite"):
-    setattr(Tensor, _name, (lambda api: lambda self: _result(getattr(namespace(self.array), api)(self.array)))(_name))
+    setattr(Tensor, _name, (lambda api: lambda self: _result(getattr(namespace(self.array), api)(
+        self.array)))(_name))
 
 # %% ../nbs/01_tensor.ipynb #e1a0b002
 from .autograd import _OPERANDS, _array_constant, _inplace
 
 def _quiet(fn, *arrays):
-    "fn(*arrays) without numpy's warnings: asin(2) is NaN and 1. % 0 is NaN, silently, as in PyTorch."
+    """fn(*arrays) without numpy's warnings: asin(2) is NaN and 1. % 0 is NaN, silently, as in
+    PyTorch."""
     with np.errstate(all="ignore"): return fn(*arrays)
-
-def _not_for(name, t, kinds):
-    "PyTorch's NotImplementedError for a dtype the op has no kernel for."
-    if t.dtype.kind in kinds: raise NotImplementedError(f'"{name}" not implemented for {t.dtype} tensors (in PyTorch neither)')
-
-def _map_fn(name, api, derivative):
-    "A Function whose forward is the namespace's `api` (silent outside its domain); backward: grad * derivative(a)."
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return _quiet(getattr(namespace(a.array), api), a.array)
-    def backward(ctx, grad): return grad * derivative(ctx.saved_tensors[0])
-    return type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
 
 def _method(name, fn, doc):
     fn.__name__, fn.__qualname__, fn.__doc__ = name, f"Tensor.{name}", doc
     setattr(Tensor, name, fn)
 
 _INVERSES = {  # name: (namespace function, derivative, PyTorch's other spelling)
-    "asin": ("asin", lambda a: (1 - a * a).rsqrt(), "arcsin"), "acos": ("acos", lambda a: -(1 - a * a).rsqrt(), "arccos"),
-    "atan": ("atan", lambda a: 1 / (1 + a * a), "arctan"), "asinh": ("asinh", lambda a: (a * a + 1).rsqrt(), "arcsinh"),
-    "acosh": ("acosh", lambda a: (a * a - 1).rsqrt(), "arccosh"), "atanh": ("atanh", lambda a: 1 / (1 - a * a), "arctanh"),
+    "asin": ("asin", lambda a: (1 - a * a).rsqrt(), "arcsin"),
+    "acos": ("acos", lambda a: -(1 - a * a).rsqrt(), "arccos"),
+    "atan": ("atan", lambda a: 1 / (1 + a * a), "arctan"),
+    "asinh": ("asinh", lambda a: (a * a + 1).rsqrt(), "arcsinh"),
+    "acosh": ("acosh", lambda a: (a * a - 1).rsqrt(), "arccosh"),
+    "atanh": ("atanh", lambda a: 1 / (1 - a * a), "arctanh"),
     "exp2": ("exp2", lambda a: a.exp2() * _LN2, None)}
 
 for _name, (_api, _d, _alias) in _INVERSES.items():
-    globals()[_name.capitalize()] = _fn = _map_fn(_name.capitalize(), _api, _d)
-    _method(_name, (lambda fn: lambda self: fn.apply(_floating(self)))(_fn), f"{_name}, elementwise (integers become float32).")
+    globals()[_name.capitalize()] = _fn = _unary(_name.capitalize(), _api, _d)
+    _method(_name, (lambda fn: lambda self: fn.apply(_floating(self)))(_fn),
+            f"{_name}, elementwise (integers become float32).")
     if _alias: setattr(Tensor, _alias, getattr(Tensor, _name))
 
-Trunc = _map_fn("Trunc", "trunc", _zero)
+Trunc = _unary("Trunc", "trunc", _zero)
 
 @patch
 def trunc(self: Tensor):
@@ -974,16 +1128,22 @@ def _recip_norm2(a, b):
     r2 = a * a + b * b
     return where(r2 == 0, 0., 1 / where(r2 == 0, 1., r2))
 
-_BINARY = {  # name: (forward on arrays, (d/da, d/db) from (a, b, out): None is zero, 1 passes the gradient on)
-    "atan2": (lambda xp, a, b: xp.atan2(a, b), lambda a, b, out: (b * _recip_norm2(a, b), -a * _recip_norm2(a, b))),
-    "copysign": (lambda xp, a, b: xp.copysign(a, b), lambda a, b, out: (where(a == 0, 0., out / a), None)),
-    "logaddexp": (lambda xp, a, b: xp.logaddexp(a, b), lambda a, b, out: (1 / (1 + (b - a).exp()), 1 / (1 + (a - b).exp()))),
+# name: (forward on arrays, (d/da, d/db) from (a, b, out): None is zero, 1 passes the gradient on)
+_BINARY = {
+    "atan2": (lambda xp, a, b: xp.atan2(a, b),
+              lambda a, b, out: (b * _recip_norm2(a, b), -a * _recip_norm2(a, b))),
+    "copysign": (lambda xp, a, b: xp.copysign(a, b),
+                 lambda a, b, out: (where(a == 0, 0., out / a), None)),
+    "logaddexp": (lambda xp, a, b: xp.logaddexp(a, b),
+                  lambda a, b, out: (1 / (1 + (b - a).exp()), 1 / (1 + (a - b).exp()))),
     "logaddexp2": (lambda xp, a, b: xp.logaddexp2(a, b),
-                   lambda a, b, out: (1 / (1 + ((b - a) * _LN2).exp()), 1 / (1 + ((a - b) * _LN2).exp()))),
+                   lambda a, b, out: (1 / (1 + ((b - a) * _LN2).exp()),
+                                      1 / (1 + ((a - b) * _LN2).exp()))),
     "remainder": (_remainder, lambda a, b, out: (1, -a.floor_divide(b))),
     "fmod": (lambda xp, a, b: xp.fmod(a, b), lambda a, b, out: (1, -(a / b).trunc())),
     "floor_divide": (lambda xp, a, b: xp.floor_divide(a, b), lambda a, b, out: (None, None))}
-_INTEGER_DIVISIONS = {"remainder", "fmod", "floor_divide"}  # integers stay integers; dividing one by zero raises
+# integers stay integers; dividing one by zero raises
+_INTEGER_DIVISIONS = {"remainder", "fmod", "floor_divide"}
 
 def _times(grad, d):
     "grad times a partial derivative: None is zero, the number 1 passes grad on."
@@ -991,11 +1151,14 @@ def _times(grad, d):
     return grad if isinstance(d, int) else grad * d
 
 def _zip_fn(name, op, forward_arrays, partials):
-    "A Function of two broadcast tensors: `forward_arrays(xp, a, b)`, and its partial derivatives, unbroadcast."
+    """A Function of two broadcast tensors: `forward_arrays(xp, a, b)`, and its partial
+    derivatives, unbroadcast."""
     def forward(ctx, a, b):
         broadcast_shapes(a.shape, b.shape)
-        if op in _INTEGER_DIVISIONS and a.dtype.kind in "iu" and bool(namespace(b.array).any(b.array == 0)):
-            raise RuntimeError("ZeroDivisionError")  # PyTorch's error for an integer divided by zero
+        if (op in _INTEGER_DIVISIONS and a.dtype.kind in "iu"
+            and bool(namespace(b.array).any(b.array == 0))):
+            # PyTorch's error for an integer divided by zero
+            raise RuntimeError("ZeroDivisionError")
         ctx.save_for_backward(a, b)
         ctx.save_output()
         return _quiet(forward_arrays, namespace(a.array), a.array, b.array)
@@ -1004,15 +1167,17 @@ def _zip_fn(name, op, forward_arrays, partials):
         da, db = partials(a, b, ctx.output)
         return (unbroadcast(_times(grad, da), a.shape) if need_a else None,
                 unbroadcast(_times(grad, db), b.shape) if need_b else None)
-    return type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+    return type(name, (Function,), {"forward": staticmethod(forward),
+                                    "backward": staticmethod(backward)})
 
 def _pair(name, a, b, tensor_only):
     "The two operands as tensors of one dtype, by PyTorch's rules for op `name`."
-    a, b = (_array_constant(x, a if isinstance(a, Tensor) else b) if isinstance(x, np.ndarray) else x for x in (a, b))
+    a, b = (_array_constant(x, a if isinstance(a, Tensor) else b) if isinstance(x, np.ndarray)
+            else x for x in (a, b))
     for position, x in ((1, a), (2, b)):
         if not isinstance(x, Tensor) and (tensor_only or not isinstance(x, _OPERANDS)):
-            raise TypeError(f"{name}(): argument '{'input' if position == 1 else 'other'}' (position {position}) "
-                            f"must be Tensor, not {type(x).__name__}")
+            raise TypeError(f"{name}(): argument '{'input' if position == 1 else 'other'}' "
+                            f"(position {position}) must be Tensor, not {type(x).__name__}")
     a, b = _operands(a, b)
     if name in _INTEGER_DIVISIONS: _not_for(name, a, "b")
     elif name.startswith("logaddexp"): _not_for(name, a, "biu")
@@ -1023,14 +1188,17 @@ def _binary_method(name, fn, tensor_only):
     return lambda self, other: fn.apply(*_pair(name, self, other, tensor_only))
 
 Atan2, Copysign, Logaddexp, Logaddexp2, Remainder, Fmod, FloorDivide = (
-    _zip_fn("".join(p.capitalize() for p in name.split("_")), name, *_BINARY[name]) for name in _BINARY)
-for _fn, _name in zip((Atan2, Copysign, Logaddexp, Logaddexp2, Remainder, Fmod, FloorDivide), _BINARY):
+    _zip_fn("".join(p.capitalize() for p in name.split("_")), name, *_BINARY[name])
+    for name in _BINARY)
+for _fn, _name in zip((Atan2, Copysign, Logaddexp, Logaddexp2, Remainder, Fmod, FloorDivide),
+                      _BINARY):
     _method(_name, _binary_method(_name, _fn, _name in ("atan2", "logaddexp", "logaddexp2")),
             f"torch.{_name} of two tensors (or a tensor and a number), broadcast.")
 Tensor.arctan2 = Tensor.atan2
 
 def _operator(method, swap=False):
-    "A Python operator over `method`: NotImplemented for operands it doesn't know, so Python tries the other side."
+    """A Python operator over `method`: NotImplemented for operands it doesn't know, so Python
+    tries the other side."""
     def op(self, other):
         if not isinstance(other, _OPERANDS + (np.ndarray,)): return NotImplemented
         return method(*((other, self) if swap else (self, other)))
@@ -1039,21 +1207,45 @@ def _operator(method, swap=False):
 _remainder_pair = lambda a, b: Remainder.apply(*_pair("remainder", a, b, False))
 _floor_divide_pair = lambda a, b: FloorDivide.apply(*_pair("floor_divide", a, b, False))
 for _dunder, _fn in (("mod", _remainder_pair), ("floordiv", _floor_divide_pair)):
-    _method(f"__{_dunder}__", _operator(_fn), f"self {'%' if _dunder == 'mod' else '//'} other, as in PyTorch.")
-    _method(f"__r{_dunder}__", _operator(_fn, swap=True), f"other {'%' if _dunder == 'mod' else '//'} self.")
-    setattr(Tensor, f"__i{_dunder}__", _inplace(getattr(Tensor, f"__{_dunder}__"), f"__i{_dunder}__"))
+    _method(f"__{_dunder}__", _operator(_fn),
+            f"self {'%' if _dunder == 'mod' else '//'} other, as in PyTorch.")
+    _method(f"__r{_dunder}__", _operator(_fn, swap=True),
+            f"other {'%' if _dunder == 'mod' else '//'} self.")
+    setattr(Tensor, f"__i{_dunder}__", _inplace(getattr(Tensor, f"__{_dunder}__"),
+                                                f"__i{_dunder}__"))
+
+TruncDivide = _zip_fn("TruncDivide", "trunc_divide", lambda xp, a, b: xp.trunc(a / b),
+                      lambda a, b, out: (None, None))
+
+def _rounded_division(a, b, mode):
+    """div(a, b, rounding_mode=...): 'floor' is `//`; 'trunc' rounds towards 0, exactly for
+    integers too."""
+    a, b = _pair("floor_divide", a, b, False)
+    # trunc(a / b), as PyTorch's
+    if mode == "trunc" and a.dtype.kind == "f": return TruncDivide.apply(a, b)
+    # integers stay exact (no float64 detour) and dividing one by 0 raises
+    q = FloorDivide.apply(a, b)
+    if mode == "floor": return q
+    # a negative quotient that was not whole: floor went one down
+    below = (q * b != a) & ((a < 0) != (b < 0))
+    return q + below.to(q.dtype)
 
 # %% ../nbs/01_tensor.ipynb #e1a0b004
 @patch
 def lerp(self: Tensor, end, weight):
-    "self + weight * (end - self); where |weight| >= 1/2 computed as end - (end - self) * (1 - weight), exact at 1."
-    if not isinstance(end, Tensor): raise TypeError(f"lerp(): argument 'end' (position 2) must be Tensor, not {type(end).__name__}")
+    """self + weight * (end - self); where |weight| >= 1/2 computed as end - (end - self) * (1 -
+    weight), exact at 1."""
+    if not isinstance(end, Tensor):
+        raise TypeError(f"lerp(): argument 'end' (position 2) must be Tensor, not "
+                        f"{type(end).__name__}")
     _not_for("lerp", self, "biu")
     for what, t in (("end", end), ("weight", weight)):
         if isinstance(t, Tensor) and t.dtype != self.dtype:
-            raise RuntimeError(f"lerp: expected dtype {self.dtype} for `{what}` but got dtype {t.dtype}")
+            raise RuntimeError(f"lerp: expected dtype {self.dtype} for `{what}` but got dtype "
+                               f"{t.dtype}")
     diff = end - self
-    if not isinstance(weight, Tensor): return self + weight * diff if abs(weight) < 0.5 else end - diff * (1 - weight)
+    if not isinstance(weight, Tensor):
+        return self + weight * diff if abs(weight) < 0.5 else end - diff * (1 - weight)
     return where(weight.abs() < 0.5, self + weight * diff, end - diff * (1 - weight))
 
 class NanToNum(Function):
@@ -1066,25 +1258,30 @@ class NanToNum(Function):
         x = xp.where(x == math.inf, xp.full_like(x, info.max if posinf is None else posinf), x)
         return xp.where(x == -math.inf, xp.full_like(x, info.min if neginf is None else neginf), x)
     @staticmethod
-    def backward(ctx, grad): return grad * _constant(namespace(grad.array).astype(ctx.finite, grad.dtype))
+    def backward(ctx, grad):
+        return grad * _constant(namespace(grad.array).astype(ctx.finite, grad.dtype))
 
 @patch
 def nan_to_num(self: Tensor, nan=0.0, posinf=None, neginf=None):
-    "NaN -> `nan`, inf -> `posinf`, -inf -> `neginf` (None: the dtype's largest and smallest finite values)."
+    """NaN -> `nan`, inf -> `posinf`, -inf -> `neginf` (None: the dtype's largest and smallest
+    finite values)."""
     return NanToNum.apply(self, nan, posinf, neginf) if self.dtype.kind == "f" else self.clone()
 
 def _logical(api):
     def method(self, other):
         if isinstance(other, np.ndarray): other = _array_constant(other, self)
         if not isinstance(other, Tensor):
-            raise TypeError(f"{api}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+            raise TypeError(f"{api}(): argument 'other' (position 2) must be Tensor, not "
+                            f"{type(other).__name__}")
         broadcast_shapes(self.shape, other.shape)
         a, b = _operands(self, other)
-        return _result(getattr(namespace(a.array), api)(a.array, b.array))  # a bool tensor, never in the graph
+        # a bool tensor, never in the graph
+        return _result(getattr(namespace(a.array), api)(a.array, b.array))
     return method
 
 for _api in ("logical_and", "logical_or", "logical_xor"):
-    _method(_api, _logical(_api), f"Elementwise {_api.replace('_', ' ')} of two tensors' truth values (a bool tensor).")
+    _method(_api, _logical(_api), f"Elementwise {_api.replace('_', ' ')} of two tensors' truth "
+                                  f"values (a bool tensor).")
 
 @patch
 def logical_not(self: Tensor):
@@ -1092,60 +1289,77 @@ def logical_not(self: Tensor):
     return _result(namespace(self.array).logical_not(self.array))
 
 # %% ../nbs/01_tensor.ipynb #82822111
-_FUNCTION_FORMS = ("matmul", "mean", "reshape", "permute", "transpose", "tanh", "sigmoid", "sqrt", "relu",
-                  "maximum", "minimum", "clamp", "argmax", "argmin", "var", "std", "masked_fill", "unsqueeze",
-                  "squeeze", "flatten", "broadcast_to", "clone", "split", "chunk", "softmax", "log_softmax", "logsumexp",
-                  "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "neg", "negative",
-                  "mm", "t", "exp", "log", "sin", "cos", "clip", "norm", "eq", "ne", "lt", "le", "gt", "ge", "numel",
-                  "log1p", "expm1", "tan", "sinh", "cosh", "log2", "log10", "square", "rsqrt", "reciprocal", "sign",
-                  "floor", "ceil", "isnan", "isinf", "isfinite", "amax", "detach", "expand_as", "reshape_as")
-_BUILTIN_FORMS = ("abs", "max", "min", "sum", "pow", "round", "all", "any")  # bound at the package's top level
-_NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "pow"}  # torch.add(2, x) works; torch.exp(2.) doesn't
+_FUNCTION_FORMS = ("matmul", "mean", "reshape", "permute", "transpose", "tanh", "sigmoid", "sqrt",
+                   "relu", "maximum", "minimum", "clamp", "argmax", "argmin", "var", "std",
+                   "masked_fill", "unsqueeze", "squeeze", "flatten", "broadcast_to", "clone",
+                   "split", "chunk", "softmax", "log_softmax", "logsumexp", "add", "sub",
+                   "subtract", "mul", "multiply", "div", "divide", "true_divide", "neg", "negative",
+                   "mm", "t", "exp", "log", "sin", "cos", "clip", "norm", "eq", "ne", "lt", "le",
+                   "gt", "ge", "numel", "log1p", "expm1", "tan", "sinh", "cosh", "log2", "log10",
+                   "square", "rsqrt", "reciprocal", "sign", "floor", "ceil", "isnan", "isinf",
+                   "isfinite", "amax", "detach", "expand_as", "reshape_as")
+# bound at the package's top level
+_BUILTIN_FORMS = ("abs", "max", "min", "sum", "pow", "round", "all", "any")
+# torch.add(2, x) works; torch.exp(2.) doesn't
+_NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "pow"}
 
 def _function_form(name):
-    "The function form of Tensor.name: the method behind a check that its input is a Tensor, as PyTorch's."
+    """The function form of Tensor.name: the method behind a check that its input is a Tensor, as
+    PyTorch's."""
     method = getattr(Tensor, name)
     @functools.wraps(method)
     def form(*args, **kwargs):
         if "input" in kwargs: args = (kwargs.pop("input"), *args)
         if args and not isinstance(args[0], Tensor) and name not in _NUMBER_FIRST:
-            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(args[0]).__name__}")
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(args[0]).__name__}")
         return method(*args, **kwargs)
     return form
 
 function_forms = {name: _function_form(name) for name in _FUNCTION_FORMS + _BUILTIN_FORMS}
 
 # %% ../nbs/01_tensor.ipynb #9bacc4cc
-(matmul, mean, reshape, permute, transpose, tanh, sigmoid, sqrt, relu, maximum, minimum, clamp, argmax, argmin,
- var, std, masked_fill, unsqueeze, squeeze, flatten, broadcast_to, clone, split, chunk, softmax, log_softmax,
- logsumexp, add, sub, subtract, mul, multiply, div, divide, true_divide, neg, negative, mm, t, exp, log, sin, cos,
- clip, norm, eq, ne, lt, le, gt, ge, numel, log1p, expm1, tan, sinh, cosh, log2, log10, square, rsqrt, reciprocal,
+(matmul, mean, reshape, permute, transpose, tanh, sigmoid, sqrt, relu, maximum, minimum, clamp,
+ argmax, argmin,
+ var, std, masked_fill, unsqueeze, squeeze, flatten, broadcast_to, clone, split, chunk, softmax,
+ log_softmax,
+ logsumexp, add, sub, subtract, mul, multiply, div, divide, true_divide, neg, negative, mm, t, exp,
+ log, sin, cos,
+ clip, norm, eq, ne, lt, le, gt, ge, numel, log1p, expm1, tan, sinh, cosh, log2, log10, square,
+ rsqrt, reciprocal,
  sign, floor, ceil, isnan, isinf, isfinite, amax, detach, expand_as, reshape_as) = (
     function_forms[name] for name in _FUNCTION_FORMS)
 
 # %% ../nbs/01_tensor.ipynb #e1a0b006
-_ELEMENTWISE_FORMS = ("asin", "arcsin", "acos", "arccos", "atan", "arctan", "asinh", "arcsinh", "acosh", "arccosh",
-                      "atanh", "arctanh", "atan2", "arctan2", "exp2", "trunc", "fix", "frac", "copysign", "logaddexp",
-                      "logaddexp2", "fmod", "floor_divide", "lerp", "nan_to_num", "logical_and", "logical_or",
+_ELEMENTWISE_FORMS = ("asin", "arcsin", "acos", "arccos", "atan", "arctan", "asinh", "arcsinh",
+                      "acosh", "arccosh",
+                      "atanh", "arctanh", "atan2", "arctan2", "exp2", "trunc", "fix", "frac",
+                      "copysign", "logaddexp",
+                      "logaddexp2", "fmod", "floor_divide", "lerp", "nan_to_num", "logical_and",
+                      "logical_or",
                       "logical_xor", "logical_not")
 function_forms.update({name: _function_form(name) for name in _ELEMENTWISE_FORMS})
 
 def remainder(input, other):
-    "input % other, as torch.remainder; the first argument may be a number too (torch.remainder(5, t))."
+    """input % other, as torch.remainder; the first argument may be a number too
+    (torch.remainder(5, t))."""
     return _remainder_pair(input, other)
 
 function_forms["remainder"] = remainder
-(asin, arcsin, acos, arccos, atan, arctan, asinh, arcsinh, acosh, arccosh, atanh, arctanh, atan2, arctan2, exp2, trunc,
- fix, frac, copysign, logaddexp, logaddexp2, fmod, floor_divide, lerp, nan_to_num, logical_and, logical_or, logical_xor,
+(asin, arcsin, acos, arccos, atan, arctan, asinh, arcsinh, acosh, arccosh, atanh, arctanh, atan2,
+ arctan2, exp2, trunc,
+ fix, frac, copysign, logaddexp, logaddexp2, fmod, floor_divide, lerp, nan_to_num, logical_and,
+ logical_or, logical_xor,
  logical_not) = (function_forms[name] for name in _ELEMENTWISE_FORMS)
 
 # %% ../nbs/01_tensor.ipynb #0b2f9c66
 from .autograd import GetItem, IndexAdd, tensor, set_grad_enabled
 
 def _along(index, dim):
-    "The full index that reads `index` (an integer array) along `dim`, and the matching position elsewhere."
-    return tuple(index if i == dim else np.arange(n).reshape([-1 if j == i else 1 for j in range(index.ndim)])
-                 for i, n in enumerate(index.shape))
+    """The full index that reads `index` (an integer array) along `dim`, and the matching
+    position elsewhere."""
+    def position(i, n): return np.arange(n).reshape([n if j == i else 1 for j in range(index.ndim)])
+    return tuple(index if i == dim else position(i, n) for i, n in enumerate(index.shape))
 
 def _take_along(x, index, dim):
     "x's elements at positions `index` along `dim`: a gather, whose gradient is a scatter-add."
@@ -1162,7 +1376,8 @@ def _const(like, arr):
 def _one_dim(x, dim, name):
     "Normalise a single `dim` (0-d tensors accept 0 and -1)."
     if dim is None: raise TypeError(f"{name}() missing 1 required argument: 'dim'")
-    if not isinstance(dim, (int, np.integer)): raise TypeError(f"{name}(): dim must be an int, got {type(dim).__name__}")
+    if not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"{name}(): dim must be an int, got {type(dim).__name__}")
     return _dims(int(dim), x.ndim)[0] if x.ndim else 0
 
 # %% ../nbs/01_tensor.ipynb #d95e22db
@@ -1176,7 +1391,8 @@ class Cumsum(Function):
     def backward(ctx, grad): return grad.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim)
 
 def _scan_input(x, dim, dtype, name):
-    "Cast as PyTorch does (integers and bools accumulate in int64) and give 0-d tensors one dimension."
+    """Cast as PyTorch does (integers and bools accumulate in int64) and give 0-d tensors one
+    dimension."""
     x = x.to(dtype) if dtype is not None else (x.to(int64) if x.dtype.kind in "biu" else x)
     return x.reshape(1) if x.ndim == 0 else x, _one_dim(x, dim, name)
 
@@ -1201,10 +1417,12 @@ class Cumprod(Function):
         return _cumprod_grad(x, ctx.output, grad, ctx.dim)
 
 def _cumprod_grad(x, out, grad, d):
-    "Without zeros, (reversed cumsum of grad * out) / x; with zeros, x[k]'s products with x[k] left out."
+    """Without zeros, (reversed cumsum of grad * out) / x; with zeros, x[k]'s products with x[k]
+    left out."""
     if not bool((x == 0).any()): return (grad * out).flip(d).cumsum(d).flip(d) / x
     n, xl, gl = x.shape[d], x.transpose(d, -1), grad.transpose(d, -1)
-    skip = where(_const(x, np.eye(n, dtype=bool)), 1, xl.unsqueeze(-2))  # row k: x with x[k] replaced by 1
+    # row k: x with x[k] replaced by 1
+    skip = where(_const(x, np.eye(n, dtype=bool)), 1, xl.unsqueeze(-2))
     later = _const(x, np.triu(np.ones((n, n), dtype=bool)))  # out[j] depends on x[k] for j >= k
     return (where(later, skip.cumprod(-1), 0) * gl.unsqueeze(-2)).sum(-1).transpose(d, -1)
 
@@ -1219,7 +1437,8 @@ return_types_cummax = namedtuple("cummax", ["values", "indices"])
 return_types_cummin = namedtuple("cummin", ["values", "indices"])
 
 def _scan(xp, parts, d, combine):
-    "Inclusive scan along `d` in log2(n) steps: each element absorbs the one k places before it, k = 1, 2, 4..."
+    """Inclusive scan along `d` in log2(n) steps: each element absorbs the one k places before
+    it, k = 1, 2, 4..."""
     n, k = parts[0].shape[d], 1
     while k < n:
         new = combine([_slice(p, d, 0, n - k) for p in parts], [_slice(p, d, k, n) for p in parts])
@@ -1228,7 +1447,8 @@ def _scan(xp, parts, d, combine):
     return parts
 
 def _running_extremum(x, dim, largest, name):
-    "(values, indices) of the running max or min; NaN wins, and on ties the later index (PyTorch's rule)."
+    """(values, indices) of the running max or min; NaN wins, and on ties the later index
+    (PyTorch's rule)."""
     d = _one_dim(x, dim, name)
     x1 = x.reshape(1) if x.ndim == 0 else x
     xp = namespace(x1.array)
@@ -1239,7 +1459,8 @@ def _running_extremum(x, dim, largest, name):
         return xp.where(take, vb, va), xp.where(take, ib, ia)
     shape = [1] * x1.ndim
     shape[d] = x1.shape[d]
-    positions = xp.broadcast_to(xp.reshape(xp.arange(x1.shape[d], dtype=int64), tuple(shape)), x1.shape)
+    positions = xp.broadcast_to(xp.reshape(xp.arange(x1.shape[d], dtype=int64), tuple(shape)),
+                                x1.shape)
     _, idx = _scan(xp, [x1.array, positions], d, combine)
     values = _take_along(x1, idx, d).reshape(x.shape)
     kind = return_types_cummax if largest else return_types_cummin
@@ -1257,7 +1478,8 @@ def cummin(input: Tensor, dim=None, *, axis=None):
 
 # %% ../nbs/01_tensor.ipynb #fc36d408
 def _logaddexp(a, b):
-    "log(exp(a) + exp(b)) without overflow; the shift m is a constant (the result does not depend on it)."
+    """log(exp(a) + exp(b)) without overflow; the shift m is a constant (the result does not
+    depend on it)."""
     m = maximum(a, b).detach()
     m = where(m.isinf(), 0.0, m)  # two -infs: shift by 0, giving -inf
     return m + ((a - m).exp() + (b - m).exp()).log()
@@ -1266,7 +1488,8 @@ def _logaddexp(a, b):
 def logcumsumexp(input: Tensor, dim=None, *, axis=None):
     "log(cumsum(exp(x))) along `dim`, stable: a scan of logaddexp, built from Tensor operations."
     if input.dtype.kind != "f":
-        raise NotImplementedError(f"logcumsumexp needs a floating point tensor, got {input.dtype}; use .float()")
+        raise NotImplementedError(f"logcumsumexp needs a floating point tensor, got {input.dtype}; "
+                                  f"use .float()")
     d = _one_dim(input, _dim_arg(dim, axis, "logcumsumexp"), "logcumsumexp")
     x = input.reshape(1) if input.ndim == 0 else input
     n, k = x.shape[d], 1
@@ -1278,7 +1501,8 @@ def logcumsumexp(input: Tensor, dim=None, *, axis=None):
 
 # %% ../nbs/01_tensor.ipynb #79808de9
 class Prod(Function):
-    "Product over one dimension or all; the gradient is the product of the other elements (exact with zeros)."
+    """Product over one dimension or all; the gradient is the product of the other elements
+    (exact with zeros)."""
     @staticmethod
     def forward(ctx, a, dim, keepdim):
         ctx.save_for_backward(a)
@@ -1302,11 +1526,14 @@ def _others_product(x, d):
 
 @patch
 def prod(input: Tensor, dim=None, keepdim=False, *, dtype=None, axis=None):
-    "Product of all elements, or along one `dim`; integers and bools multiply in int64, as in PyTorch."
+    """Product of all elements, or along one `dim`; integers and bools multiply in int64, as in
+    PyTorch."""
     dim = _dim_arg(dim, axis, "prod")
     if dim is not None and not isinstance(dim, (int, np.integer)):
-        raise TypeError(f"prod(): dim must be an int, got {type(dim).__name__} (PyTorch's prod takes one dimension)")
-    x = input.to(dtype) if dtype is not None else (input.to(int64) if input.dtype.kind in "biu" else input)
+        raise TypeError(f"prod(): dim must be an int, got {type(dim).__name__} (PyTorch's prod "
+                        f"takes one dimension)")
+    if dtype is not None: x = input.to(dtype)
+    else: x = input.to(int64) if input.dtype.kind in "biu" else input
     if dim is None: return Prod.apply(x, None, False)
     return Prod.apply(x, _one_dim(x, dim, "prod"), keepdim) if x.ndim else x
 
@@ -1340,11 +1567,14 @@ class Flip(Function):
 
 @patch
 def flip(input: Tensor, *args, dims=None):
-    "Reverse the order of elements along `dims`: x.flip(0, 1), x.flip((0, 1)) or flip(x, dims=(0, 1))."
-    dims = _shape_args(args) if dims is None else ((dims,) if isinstance(dims, int) else tuple(dims))
+    """Reverse the order of elements along `dims`: x.flip(0, 1), x.flip((0, 1)) or flip(x,
+    dims=(0, 1))."""
+    if dims is None: dims = _shape_args(args)
+    else: dims = (dims,) if isinstance(dims, int) else tuple(dims)
     d = _dims(dims, input.ndim)
     if input.ndim == 0: return input.clone()  # one element: nothing to reverse
-    if len(d) != len(dims): raise RuntimeError(f"flip: a dim appears multiple times in the list of dims {list(dims)}")
+    if len(d) != len(dims):
+        raise RuntimeError(f"flip: a dim appears multiple times in the list of dims {list(dims)}")
     return Flip.apply(input, d) if d else input.clone()
 
 @patch
@@ -1353,14 +1583,17 @@ def roll(input: Tensor, shifts, dims=None):
     if dims is None:
         if not isinstance(shifts, int) and len(shifts) != 1: raise RuntimeError(
             f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
-        return input.flatten().roll(shifts if isinstance(shifts, int) else shifts[0], 0).reshape(input.shape)
+        shift = shifts if isinstance(shifts, int) else shifts[0]
+        return input.flatten().roll(shift, 0).reshape(input.shape)
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     if len(shifts) != len(dims):
-        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                           f"dims:{len(dims)}")
     out = input
     for s, dim in zip(shifts, dims):
-        if out.ndim == 0: raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        if out.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         d = _one_dim(out, dim, "roll")
         n = out.shape[d] if out.ndim else 1
         if out.ndim and n and s % n:  # the last s elements move to the front
@@ -1369,12 +1602,14 @@ def roll(input: Tensor, shifts, dims=None):
 
 # %% ../nbs/01_tensor.ipynb #1b523ba0
 def _restride(arr, shape, strides):
-    "A view of arr's memory from its first element, with strides in arr's own units (bytes for numpy)."
+    """A view of arr's memory from its first element, with strides in arr's own units (bytes for
+    numpy)."""
     if isinstance(arr, np.ndarray): return np.lib.stride_tricks.as_strided(arr, shape, strides)
     return arr.as_strided(shape, strides, arr.offset)
 
 def _diagonal_view(arr, offset, d1, d2):
-    "The diagonal of dims d1, d2 as the last dimension: start at the first element, step along both."
+    """The diagonal of dims d1, d2 as the last dimension: start at the first element, step along
+    both."""
     start = [slice(None)] * arr.ndim
     start[d2 if offset >= 0 else d1] = slice(abs(offset), None)
     a = arr[tuple(start)]
@@ -1405,7 +1640,8 @@ class DiagonalScatter(Function):
 # %% ../nbs/01_tensor.ipynb #82b84b46
 @patch
 def diagonal(input: Tensor, offset=0, dim1=0, dim2=1):
-    "The diagonal of dims dim1, dim2 (above it for offset > 0) as a new last dimension: a view, as in PyTorch."
+    """The diagonal of dims dim1, dim2 (above it for offset > 0) as a new last dimension: a view,
+    as in PyTorch."""
     d1, d2 = _dims(dim1, input.ndim)[0], _dims(dim2, input.ndim)[0]
     if input.ndim < 2: raise RuntimeError(f"diagonal needs at least 2 dimensions, got {input.ndim}")
     if d1 == d2: raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
@@ -1415,7 +1651,8 @@ def diagonal(input: Tensor, offset=0, dim1=0, dim2=1):
 
 @patch
 def diag(input: Tensor, diagonal=0):
-    "A 1-D tensor becomes a square matrix with it on `diagonal`; a matrix gives (a copy of) that diagonal."
+    """A 1-D tensor becomes a square matrix with it on `diagonal`; a matrix gives (a copy of)
+    that diagonal."""
     if input.ndim == 1:
         n = input.shape[0] + abs(diagonal)
         return DiagonalScatter.apply(input, (n, n), diagonal, 0, 1)
@@ -1424,7 +1661,8 @@ def diag(input: Tensor, diagonal=0):
 
 # %% ../nbs/01_tensor.ipynb #5ed7bc16
 class Unfold(Function):
-    "Windows of `size` every `step` along `dim`, as a strided view; the gradient adds each window back."
+    """Windows of `size` every `step` along `dim`, as a strided view; the gradient adds each
+    window back."""
     @staticmethod
     def forward(ctx, a, d, size, step):
         n, windows = a.shape[d], (a.shape[d] - size) // step + 1
@@ -1441,12 +1679,14 @@ class Unfold(Function):
 
 @patch
 def unfold(self: Tensor, dimension, size, step):
-    "All windows of `size` elements, `step` apart, along `dimension`; a new last dimension holds each window."
+    """All windows of `size` elements, `step` apart, along `dimension`; a new last dimension
+    holds each window."""
     x = self.reshape(1) if self.ndim == 0 else self
     d = _one_dim(x, dimension, "unfold")
     if step <= 0: raise RuntimeError(f"step is {step} but must be > 0")
     if not 0 <= size <= x.shape[d]:
-        raise RuntimeError(f"maximum size for tensor at dimension {d} is {x.shape[d]} but size is {size}")
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {x.shape[d]} but size is "
+                           f"{size}")
     out = Unfold.apply(x, d, size, step)
     out._version = self._version
     return out.reshape(size) if self.ndim == 0 else out
@@ -1456,7 +1696,8 @@ return_types_sort = namedtuple("sort", ["values", "indices"])
 return_types_topk = namedtuple("topk", ["values", "indices"])
 
 def _argsort(x, d, descending):
-    "Stable argsort along d. Descending: sort the reversed array, reverse the answer (ties keep their order)."
+    """Stable argsort along d. Descending: sort the reversed array, reverse the answer (ties keep
+    their order)."""
     xp = namespace(x.array)
     if not descending: return xp.argsort(x.array, axis=d, stable=True)
     flipped = xp.argsort(xp.flip(x.array, axis=d), axis=d, stable=True)
@@ -1465,7 +1706,9 @@ def _argsort(x, d, descending):
 @patch
 def sort(input: Tensor, dim=-1, descending=False, stable=False, *, axis=None):
     "(values, indices) sorted along `dim`; NaN counts as the largest value; always stable here."
-    if input.ndim == 0: return return_types_sort(input.clone(), _result(namespace(input.array).zeros((), dtype=int64)))
+    if input.ndim == 0:
+        return return_types_sort(input.clone(),
+                                 _result(namespace(input.array).zeros((), dtype=int64)))
     d = _one_dim(input, _dim_arg(dim, axis, "sort"), "sort")
     idx = _argsort(input, d, descending)
     return return_types_sort(_take_along(input, idx, d), Tensor._make(idx))
@@ -1480,25 +1723,57 @@ def msort(input: Tensor):
     "Sorted along the first dimension (values only)."
     return input.sort(0).values
 
+def _select(a, k, largest):
+    """Where the k largest (smallest) of each row of `a` are, in index order: argpartition's
+    O(n), no sort."""
+    n = a.shape[-1]
+    at = n - k if largest else k - 1  # after the partition, the k-th value sits here
+    edge = np.take_along_axis(a, np.argpartition(a, at, axis=-1)[..., at:at + 1], axis=-1)
+    nan, nan_edge = (np.isnan(a), np.isnan(edge)) if a.dtype.kind == "f" else (False, False)
+    # NaN is largest
+    beyond = ((a > edge) | (nan & ~nan_edge)) if largest else ((a < edge) | (~nan & nan_edge))
+    ties = (a == edge) | (nan & nan_edge)
+    # the ties that complete the k: the first ones, by index
+    wanted = k - beyond.sum(axis=-1, keepdims=True)
+    chosen = beyond | (ties & (np.cumsum(ties, axis=-1) <= wanted))
+    return np.nonzero(chosen)[-1].reshape(a.shape[:-1] + (k,))  # exactly k per row, row by row
+
+def _topk_indices(a, k, largest):
+    """Indices of the k largest (smallest) along the last axis of `a`: a selection, then a sort
+    of those k only."""
+    if k == 0: return np.zeros(a.shape[:-1] + (0,), dtype=np.int64)
+    idx = _select(a, k, largest)
+    v = np.take_along_axis(a, idx, axis=-1)
+    if not largest: return np.take_along_axis(idx, np.argsort(v, axis=-1, kind="stable"), axis=-1)
+    # descending, ties in order
+    order = (k - 1) - np.argsort(v[..., ::-1], axis=-1, kind="stable")[..., ::-1]
+    return np.take_along_axis(idx, order, axis=-1)
+
 @patch
 def topk(input: Tensor, k, dim=-1, largest=True, sorted=True):
-    "The k largest (or smallest) elements along `dim` and their indices, largest first."
+    """The k largest (or smallest) elements along `dim` and their indices, largest first; ties by
+    lower index."""
     x = input.reshape(1) if input.ndim == 0 else input
     d = _one_dim(x, dim, "topk")
-    if not 0 <= k <= x.shape[d]: raise RuntimeError(f"selected index k out of range: k = {k}, but dimension {d} "
+    if not 0 <= k <= x.shape[d]:
+        raise RuntimeError(f"selected index k out of range: k = {k}, but dimension {d} "
                                                     f"has {x.shape[d]} elements")
-    values, indices = x.sort(d, descending=largest)
-    values, indices = _slice(values, d, 0, k), _slice(indices, d, 0, k)
+    host = np.moveaxis(np.asarray(x.array), d, -1)  # the selection runs on the host, as sort does
+    idx = namespace(x.array).asarray(np.moveaxis(_topk_indices(host, k, largest), -1, d))
+    values, indices = _take_along(x, idx, d), Tensor._make(idx)
     if input.ndim == 0: values, indices = values.reshape(()), indices.reshape(())
     return return_types_topk(values, indices)
 
 # %% ../nbs/01_tensor.ipynb #f6d376f7
 @patch
 def isclose(input: Tensor, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    "|input - other| <= atol + rtol * |other|, elementwise; infinities are close only to themselves."
+    """|input - other| <= atol + rtol * |other|, elementwise; infinities are close only to
+    themselves."""
     if not isinstance(other, Tensor):
-        raise TypeError(f"isclose(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
-    if input.dtype != other.dtype: raise RuntimeError(f"isclose: {input.dtype} did not match {other.dtype}")
+        raise TypeError(f"isclose(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type(other).__name__}")
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"isclose: {input.dtype} did not match {other.dtype}")
     broadcast_shapes(input.shape, other.shape)
     a, b = input.array, other.array
     xp = namespace(a)
@@ -1533,7 +1808,8 @@ def argwhere(input: Tensor):
 
 @patch
 def masked_select(input: Tensor, mask):
-    "The elements of `input` where `mask` (broadcast) is True, as a 1-D tensor; a gather, so it has a gradient."
+    """The elements of `input` where `mask` (broadcast) is True, as a 1-D tensor; a gather, so it
+    has a gradient."""
     if not isinstance(mask, Tensor) or mask.dtype != bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     shape = broadcast_shapes(input.shape, mask.shape) or (1,)  # 0-d: one element, selected or not
@@ -1544,17 +1820,21 @@ def masked_select(input: Tensor, mask):
 def repeat(self: Tensor, *sizes):
     "Tile the tensor `sizes[i]` times along each dimension (leading new dimensions allowed)."
     sizes = _shape_args(sizes)
-    if len(sizes) < self.ndim: raise RuntimeError("Number of dimensions of repeat dims can not be smaller than "
+    if len(sizes) < self.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than "
                                                   "number of dimensions of tensor")
     if any(r < 0 for r in sizes): raise RuntimeError(f"repeat: negative repeats {list(sizes)}")
     shape = (1,) * (len(sizes) - self.ndim) + self.shape
-    spread = self.reshape([v for n in shape for v in (1, n)])  # a size-1 axis before each, to expand
-    return spread.expand([v for r, n in zip(sizes, shape) for v in (r, n)]).reshape([r * n for r, n in zip(sizes, shape)])
+    # a size-1 axis before each, to expand
+    spread = self.reshape([v for n in shape for v in (1, n)])
+    return spread.expand([v for r, n in zip(sizes, shape)
+                          for v in (r, n)]).reshape([r * n for r, n in zip(sizes, shape)])
 
 @patch
 def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None):
     "Repeat each element (or slice along `dim`) `repeats` times, an int or one count per element."
-    if repeats is None: return arange(input.shape[0], device=input.device).repeat_interleave(input)  # counts only
+    # counts only
+    if repeats is None: return arange(input.shape[0], device=input.device).repeat_interleave(input)
     x = input.flatten() if dim is None else input
     d = _one_dim(x, 0 if dim is None else dim, "repeat_interleave")
     if isinstance(repeats, Tensor) and repeats.numel() == 1: repeats = int(repeats.item())
@@ -1562,10 +1842,12 @@ def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None
         if repeats < 0: raise RuntimeError("repeats can not be negative")
         x = x.unsqueeze(d + 1)
         return x.expand(*x.shape[:d + 1], repeats, *x.shape[d + 2:]).flatten(d, d + 1)
-    counts = np.asarray(repeats.detach().to("numpy").numpy())  # the output's size depends on them: on the host
+    # the output's size depends on them: on the host
+    counts = np.asarray(repeats.detach().to("numpy").numpy())
     if counts.ndim != 1 or counts.shape[0] != x.shape[d]:
-        raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
-                           f"{counts.shape[0] if counts.ndim else counts.size} and input.size({d}) = {x.shape[d]}")
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                           f"repeats.size(0) = {counts.shape[0] if counts.ndim else counts.size} "
+                           f"and input.size({d}) = {x.shape[d]}")
     if (counts < 0).any(): raise RuntimeError("repeats can not be negative")
     return x[(slice(None),) * d + (np.repeat(np.arange(x.shape[d]), counts),)]
 
@@ -1587,15 +1869,16 @@ def unflatten(input: Tensor, dim, sizes):
     sizes, n = tuple(sizes), input.shape[d]
     known = math.prod(s for s in sizes if s != -1)
     if sizes.count(-1) > 1 or (known != n if -1 not in sizes else known == 0 or n % known):
-        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
-                           f"({n}) in the input tensor")
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size "
+                           f"of dim {dim} ({n}) in the input tensor")
     sizes = tuple(n // known if s == -1 else s for s in sizes)
     return input.reshape(*input.shape[:d], *sizes, *input.shape[d + 1:])
 
 # %% ../nbs/01_tensor.ipynb #f6d1e324
 def _new_factory(factory):
     def new(self, *size, dtype=None, device=None, requires_grad=False):
-        return factory(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+        return factory(*size, dtype=dtype or self.dtype, device=device or self.device,
+                       requires_grad=requires_grad)
     new.__name__ = "new_" + factory.__name__
     new.__doc__ = f"`{factory.__name__}` with this tensor's dtype and device unless given."
     return new
@@ -1605,68 +1888,70 @@ Tensor.new_zeros, Tensor.new_ones, Tensor.new_empty = map(_new_factory, (zeros, 
 @patch
 def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None, requires_grad=False):
     "`full` with this tensor's dtype and device unless given."
-    return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+    return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
+                requires_grad=requires_grad)
 
 @patch
 def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad=False):
     "`tensor(data)` (a copy) with this tensor's dtype and device unless given."
-    return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+    return tensor(data, dtype=dtype or self.dtype, device=device or self.device,
+                  requires_grad=requires_grad)
 
 # %% ../nbs/01_tensor.ipynb #8f385cbc
 _NUMPY_KINDS = "fiub"
 
 def from_numpy(ndarray):
     "A tensor that shares memory with a numpy array: writes to either show in the other."
-    if not isinstance(ndarray, np.ndarray): raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     if ndarray.dtype.kind not in _NUMPY_KINDS:
-        raise TypeError(f"can't convert np.ndarray of type {ndarray.dtype}. The only supported types are: "
-                        "float64, float32, float16, int64, int32, int16, int8, uint64, uint32, uint16, uint8, and bool.")
+        raise TypeError(f"can't convert np.ndarray of type {ndarray.dtype}. The only supported "
+                        f"types are: float64, float32, float16, int64, int32, int16, int8, "
+                        "uint64, uint32, uint16, uint8, and bool.")
     return Tensor._make(ndarray)
 
 def as_tensor(data, dtype=None, device=None):
-    "`data` as a tensor, without a copy when it already is one (or a numpy array) of that dtype and device."
+    """`data` as a tensor, without a copy when it already is one (or a numpy array) of that dtype
+    and device."""
     if isinstance(data, Tensor): return data.to(dtype=dtype, device=device)
-    if isinstance(data, np.ndarray) and (dtype is None or np.dtype(dtype) == data.dtype) and device in (None, "numpy"):
+    if (isinstance(data, np.ndarray) and (dtype is None or np.dtype(dtype) == data.dtype)
+        and device in (None, "numpy")):
         return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
 
-class inference_mode(set_grad_enabled):
-    "No graph is recorded inside (a context manager, or a decorator with or without parentheses)."
-    def __new__(cls, mode=True):
-        self = super().__new__(cls)
-        if not callable(mode): return self
-        self.__init__()
-        return self(mode)  # @inference_mode without parentheses: decorate the function now
-    def __init__(self, mode=True): super().__init__(not mode)
-
 # %% ../nbs/01_tensor.ipynb #6d313bdc
 def _einsum_terms(equation, n_operands):
-    "Split 'ij,jk->ik' into input terms and the output term (None when implicit), checking the characters."
+    """Split 'ij,jk->ik' into input terms and the output term (None when implicit), checking the
+    characters."""
     eq = equation.replace(" ", "")
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
     for i, ch in enumerate(eq):
         if not (ch.isascii() and ch.isalpha()) and ch not in ".,->":
-            raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string, subscripts "
-                               "must be in [a-zA-Z]")
+            raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation "
+                               f"string, subscripts must be in [a-zA-Z]")
     for k, term in enumerate(terms + ([rhs] if arrow else [])):
         if term.replace("...", "").count(".") or term.count("...") > 1:
-            raise RuntimeError(f"einsum(): found '.' for operand {k} that is not part of any ellipsis")
-    if len(terms) > n_operands: raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
-    if len(terms) < n_operands: raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+            raise RuntimeError(f"einsum(): found '.' for operand {k} that is not part of any "
+                               f"ellipsis")
+    if len(terms) > n_operands:
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    if len(terms) < n_operands:
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
     return terms, (rhs if arrow else None)
 
 def _einsum_labels(term, ndim, n_ellipsis, k):
-    "One label per dimension: letters, and (0..E-1) for the dimensions '...' covers, aligned from the right."
+    """One label per dimension: letters, and (0..E-1) for the dimensions '...' covers, aligned
+    from the right."""
     letters = term.replace("...", "")
     if "..." not in term:
         if len(letters) != ndim: raise RuntimeError(
-            f"einsum(): the number of subscripts in the equation ({len(letters)}) does not match the number of "
-            f"dimensions ({ndim}) for operand {k} and no ellipsis was given")
+            f"einsum(): the number of subscripts in the equation ({len(letters)}) does not match "
+            f"the number of dimensions ({ndim}) for operand {k} and no ellipsis was given")
         return list(letters)
     if len(letters) > ndim: raise RuntimeError(
-        f"einsum(): the number of subscripts in the equation ({len(letters)}) is more than the number of "
-        f"dimensions ({ndim}) for operand {k}")
+        f"einsum(): the number of subscripts in the equation ({len(letters)}) is more than the "
+        f"number of dimensions ({ndim}) for operand {k}")
     before, after = term.split("...")
     e = ndim - len(letters)
     return list(before) + list(range(n_ellipsis - e, n_ellipsis)) + list(after)
@@ -1678,8 +1963,9 @@ def _take_diagonals(t, labels, k):
         while labels.count(label) > 1:
             p = labels.index(label)
             q = labels.index(label, p + 1)
-            if t.shape[p] != t.shape[q]: raise RuntimeError(f"einsum(): subscript {label} is repeated for operand {k} "
-                                                            f"but the sizes don't match, {t.shape[q]} != {t.shape[p]}")
+            if t.shape[p] != t.shape[q]:
+                raise RuntimeError(f"einsum(): subscript {label} is repeated for operand {k} but "
+                                   f"the sizes don't match, {t.shape[q]} != {t.shape[p]}")
             t = t.diagonal(0, p, q)
             labels = [l for i, l in enumerate(labels) if i not in (p, q)] + [label]
     return t, labels
@@ -1690,7 +1976,8 @@ def _sum_out(t, labels, keep):
     return (t.sum(drop) if drop else t), [l for l in labels if l in keep]
 
 def _contract(a, la, b, lb, keep):
-    "Two operands into one with a (batched) matmul: shared labels still needed are batch, the others summed."
+    """Two operands into one with a (batched) matmul: shared labels still needed are batch, the
+    others summed."""
     shared = [l for l in la if l in lb]
     batch, summed = [l for l in shared if l in keep], [l for l in shared if l not in keep]
     only_a, only_b = [l for l in la if l not in lb], [l for l in lb if l not in la]
@@ -1702,20 +1989,26 @@ def _contract(a, la, b, lb, keep):
     a = a.permute(*[la.index(l) for l in batch + only_a + summed])
     b = b.permute(*[lb.index(l) for l in batch + summed + only_b])
     nb, na = len(batch), len(batch) + len(only_a)
-    m, k, n = math.prod(a.shape[nb:na]), math.prod(a.shape[na:]), math.prod(b.shape[nb + len(summed):])
+    m, k, n = (math.prod(a.shape[nb:na]), math.prod(a.shape[na:]),
+               math.prod(b.shape[nb + len(summed):]))
     out = a.reshape(*a.shape[:nb], m, k) @ b.reshape(*b.shape[:nb], k, n)
-    return out.reshape(*out.shape[:nb], *a.shape[nb:na], *b.shape[nb + len(summed):]), batch + only_a + only_b
+    return out.reshape(*out.shape[:nb], *a.shape[nb:na],
+                       *b.shape[nb + len(summed):]), batch + only_a + only_b
 
 # %% ../nbs/01_tensor.ipynb #e14b5e1a
 def _einsum_output(terms, out, n_ellipsis):
-    "The output's labels: given after '->', or '...' then the letters used once, in alphabetical order."
+    """The output's labels: given after '->', or '...' then the letters used once, in
+    alphabetical order."""
     if out is None:
         letters = "".join(terms).replace("...", "")
         return list(range(n_ellipsis)) + sorted(l for l in set(letters) if letters.count(l) == 1)
     letters = out.replace("...", "")
     for l in letters:
-        if letters.count(l) > 1: raise RuntimeError(f"einsum(): output subscript {l} appears more than once in the output")
-        if l not in "".join(terms): raise RuntimeError(f"einsum(): output subscript {l} does not appear in the "
+        if letters.count(l) > 1:
+            raise RuntimeError(f"einsum(): output subscript {l} appears more than once in the "
+                               f"output")
+        if l not in "".join(terms):
+            raise RuntimeError(f"einsum(): output subscript {l} does not appear in the "
                                                       "equation for any input operand")
     if "..." not in out: return list(letters)
     before, after = out.split("...")
@@ -1727,18 +2020,37 @@ def _check_sizes(ops):
     for k, (t, labels) in enumerate(ops):
         for l, n in zip(labels, t.shape):
             if n != 1 and size.setdefault(l, n) != n:
-                raise RuntimeError(f"einsum(): subscript {l} has size {n} for operand {k} which does not broadcast with "
-                                   f"previously seen size {size[l]}")
+                raise RuntimeError(f"einsum(): subscript {l} has size {n} for operand {k} which "
+                                   f"does not broadcast with previously seen size {size[l]}")
 
 # %% ../nbs/01_tensor.ipynb #1e5314c6
+def _sublist_letter(s):
+    "A subscript of the sublist form as a letter: 0-25 are A-Z, 26-51 a-z, and Ellipsis is '...'."
+    if s is Ellipsis: return "..."
+    s = operator.index(s)
+    if not 0 <= s < 52:
+        raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, "
+                         "52)")
+    return chr(ord("A") + s) if s < 26 else chr(ord("a") + s - 26)
+
+def _sublist_equation(args):
+    """einsum(a, [0, 1], b, [1, 2], [0, 2]) is einsum('AB,BC->AC', a, b): the equation, and the
+    operands."""
+    pairs, out = (args[:-1], args[-1]) if len(args) % 2 else (args, None)
+    terms = ["".join(map(_sublist_letter, sublist)) for sublist in pairs[1::2]]
+    arrow = "" if out is None else "->" + "".join(map(_sublist_letter, out))
+    return ",".join(terms) + arrow, pairs[0::2]
+
 def einsum(equation, *operands):
-    "Einstein summation, e.g. einsum('bij,bjk->bik', a, b): diagonals, sums and batched matmuls of views."
+    "Einstein summation, e.g. einsum('bij,bjk->bik', a, b) or einsum(a, [0, 1], b, [1, 2], [0, 2])."
+    if not isinstance(equation, str): equation, operands = _sublist_equation((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)): operands = tuple(operands[0])
     terms, out = _einsum_terms(equation, len(operands))
     _check_tensors(operands, "einsum")
     if len({t.dtype for t in operands}) > 1: raise RuntimeError(
         f"einsum(): operands must have the same dtype, got {[str(t.dtype) for t in operands]}")
-    n_ellipsis = max(t.ndim - len(term.replace("...", "")) if "..." in term else 0 for t, term in zip(operands, terms))
+    n_ellipsis = max(t.ndim - len(term.replace("...", "")) if "..." in term else 0
+                     for t, term in zip(operands, terms))
     ops = [_take_diagonals(t, _einsum_labels(term, t.ndim, n_ellipsis, k), k)
            for k, (t, term) in enumerate(zip(operands, terms))]
     _check_sizes(ops)
@@ -1752,7 +2064,8 @@ def einsum(equation, *operands):
     return t.permute(*[labels.index(l) for l in target]) if target else t
 
 # %% ../nbs/01_tensor.ipynb #55ebf71a
-_TOLERANCES = {float16: (1e-3, 1e-5), np.dtype("float32"): (1.3e-6, 1e-5), float64: (1e-7, 1e-7)}  # (rtol, atol)
+# (rtol, atol)
+_TOLERANCES = {float16: (1e-3, 1e-5), np.dtype("float32"): (1.3e-6, 1e-5), float64: (1e-7, 1e-7)}
 
 def _tolerances(dtypes, rtol, atol):
     "PyTorch's defaults: the loosest of the dtypes' (rtol, atol); exact for integers and bools."
@@ -1770,30 +2083,34 @@ def _as_compared(x):
     return None
 
 def _mismatch_message(a, e, matches, rtol, atol, scalars):
-    "PyTorch's layout: mismatched elements, then the greatest absolute and relative difference and where."
+    """PyTorch's layout: mismatched elements, then the greatest absolute and relative difference
+    and where."""
     exact = rtol == 0 and atol == 0
     kind = "Scalars" if scalars else "Tensor-likes"
     if a.dtype.kind in "biu": a, e = a.astype(np.int64), e.astype(np.int64)
     with np.errstate(all="ignore"):
         abs_diff = np.abs(a - e).reshape(-1)
         abs_diff[matches.reshape(-1)] = 0
-        rel_diff = (abs_diff / np.abs(e).reshape(-1)).astype(abs_diff.dtype if abs_diff.dtype.kind == "f" else float32)
+        rel_dtype = abs_diff.dtype if abs_diff.dtype.kind == "f" else float32
+        rel_diff = (abs_diff / np.abs(e).reshape(-1)).astype(rel_dtype)
     rel_diff[matches.reshape(-1)] = 0
     allowed = lambda tol: "" if exact else f" (up to {tol} allowed)"
     if scalars:
-        return (f"{kind} are not {'equal' if exact else 'close'}!\n\nExpected {e.item()} but got {a.item()}.\n"
-                f"Absolute difference: {abs_diff[0].item()}{allowed(atol)}\n"
-                f"Relative difference: {rel_diff[0].item()}{allowed(rtol)}")
+        return (f"{kind} are not {'equal' if exact else 'close'}!\n\nExpected {e.item()} but got "
+                f"{a.item()}.\nAbsolute difference: {abs_diff[0].item()}{allowed(atol)}\nRelative "
+                f"difference: {rel_diff[0].item()}{allowed(rtol)}")
     at = lambda i: tuple(int(j) for j in np.unravel_index(i, a.shape))
     i_abs, i_rel = int(np.argmax(abs_diff)), int(np.argmax(rel_diff))
     n, bad = matches.size, int(matches.size - matches.sum())
-    return (f"{kind} are not {'equal' if exact else 'close'}!\n\nMismatched elements: {bad} / {n} ({bad / n:.1%})\n"
-            f"Greatest absolute difference: {abs_diff[i_abs].item()} at index {at(i_abs)}{allowed(atol)}\n"
-            f"Greatest relative difference: {rel_diff[i_rel].item()} at index {at(i_rel)}{allowed(rtol)}")
+    return (f"{kind} are not {'equal' if exact else 'close'}!\n\nMismatched elements: {bad} / {n} "
+            f"({bad / n:.1%})\nGreatest absolute difference: {abs_diff[i_abs].item()} at index "
+            f"{at(i_abs)}{allowed(atol)}\nGreatest relative difference: {rel_diff[i_rel].item()} "
+            f"at index {at(i_rel)}{allowed(rtol)}")
 
 # %% ../nbs/01_tensor.ipynb #8d208d06
 def _close_arrays(a, e, rtol, atol, equal_nan, check_dtype, scalars, where_, msg):
-    if a.shape != e.shape: raise AssertionError(msg or f"The values for attribute 'shape' do not match: "
+    if a.shape != e.shape:
+        raise AssertionError(msg or f"The values for attribute 'shape' do not match: "
                                                 f"{list(a.shape)} != {list(e.shape)}.{where_}")
     if check_dtype and a.dtype != e.dtype: raise AssertionError(
         msg or f"The values for attribute 'dtype' do not match: {a.dtype} != {e.dtype}.{where_}")
@@ -1803,50 +2120,64 @@ def _close_arrays(a, e, rtol, atol, equal_nan, check_dtype, scalars, where_, msg
     rtol, atol = _tolerances([a.dtype, e.dtype], rtol, atol)
     with np.errstate(all="ignore"):
         x, y = (a, e) if a.dtype.kind == "f" else (a.astype(np.float64), e.astype(np.float64))
-        matches = (x == y) | (np.isfinite(np.abs(x - y)) & (np.abs(x - y) <= atol + rtol * np.abs(y)))
+        matches = (x == y) | (np.isfinite(np.abs(x - y))
+                              & (np.abs(x - y) <= atol + rtol * np.abs(y)))
         if equal_nan: matches |= np.isnan(x) & np.isnan(y)
     if not matches.all():
         raise AssertionError(msg or _mismatch_message(a, e, matches, rtol, atol, scalars) + where_)
 
 # %% ../nbs/01_tensor.ipynb #d2268814
-def assert_close(actual, expected, *, rtol=None, atol=None, equal_nan=False, check_dtype=True, msg=None,
-                 allow_subclasses=True, check_device=True, check_layout=True, check_stride=False, _path=""):
-    """Raise AssertionError unless `actual` and `expected` are close (PyTorch's torch.testing.assert_close):
-    tensors, numpy arrays and numbers, or sequences and mappings of them; default tolerances by dtype."""
+def assert_close(actual, expected, *, rtol=None, atol=None, equal_nan=False, check_dtype=True,
+                 msg=None,
+                 allow_subclasses=True, check_device=True, check_layout=True, check_stride=False,
+                 _path=""):
+    """Raise AssertionError unless `actual` and `expected` are close (PyTorch's
+    torch.testing.assert_close): tensors, numpy arrays and numbers, or sequences and mappings of
+    them; default tolerances by dtype."""
     where_ = f"\n\nThe failure occurred for item {_path}" if _path else ""
     a, e = _as_compared(actual), _as_compared(expected)
     if a is not None and e is not None:
-        if check_device and isinstance(actual, Tensor) and isinstance(expected, Tensor) and actual.device != expected.device:
-            raise AssertionError(msg or f"The values for attribute 'device' do not match: {actual.device} != "
-                                 f"{expected.device}.{where_}")
+        if (check_device and isinstance(actual, Tensor) and isinstance(expected, Tensor)
+            and actual.device != expected.device):
+            raise AssertionError(msg or f"The values for attribute 'device' do not match: "
+                                        f"{actual.device} != {expected.device}.{where_}")
         return _close_arrays(a, e, rtol, atol, equal_nan, check_dtype, a.ndim == 0, where_, msg)
     numbers = (int, float, bool, np.number, np.bool_)
     if isinstance(actual, numbers) and isinstance(expected, numbers):
         if check_dtype and type(actual) is not type(expected):
-            raise AssertionError(msg or f"The (d)types do not match: {type(actual)} != {type(expected)}.{where_}")
+            raise AssertionError(msg or f"The (d)types do not match: {type(actual)} != "
+                                        f"{type(expected)}.{where_}")
         dt = np.float64 if isinstance(actual, float) or isinstance(expected, float) else np.int64
-        return _close_arrays(np.asarray(actual, dt), np.asarray(expected, dt), rtol, atol, equal_nan, False, True,
+        return _close_arrays(np.asarray(actual, dt), np.asarray(expected, dt), rtol, atol,
+                             equal_nan, False, True,
                              where_, msg)
     kw = dict(rtol=rtol, atol=atol, equal_nan=equal_nan, check_dtype=check_dtype, msg=msg)
     if isinstance(actual, (list, tuple)) and isinstance(expected, (list, tuple)):
         if len(actual) != len(expected):
-            raise AssertionError(msg or f"The length of the sequences mismatch: {len(actual)} != {len(expected)}{where_}")
-        for i, (x, y) in enumerate(zip(actual, expected)): assert_close(x, y, _path=f"{_path or ''}[{i}]", **kw)
+            raise AssertionError(msg or f"The length of the sequences mismatch: {len(actual)} != "
+                                        f"{len(expected)}{where_}")
+        for i, (x, y) in enumerate(zip(actual, expected)):
+            assert_close(x, y, _path=f"{_path or ''}[{i}]", **kw)
         return None
     if isinstance(actual, dict) and isinstance(expected, dict):
         if set(actual) != set(expected):
-            raise AssertionError(msg or f"The keys of the mappings do not match: {sorted(map(repr, actual))} != "
-                                 f"{sorted(map(repr, expected))}{where_}")
+            raise AssertionError(msg or f"The keys of the mappings do not match: "
+                                        f"{sorted(map(repr, actual))} != "
+                                        f"{sorted(map(repr, expected))}{where_}")
         for k in actual: assert_close(actual[k], expected[k], _path=f"{_path or ''}[{k!r}]", **kw)
         return None
-    raise TypeError(f"No comparison pair was able to handle inputs of type {type(actual)} and {type(expected)}.")
+    raise TypeError(f"No comparison pair was able to handle inputs of type {type(actual)} and "
+                    f"{type(expected)}.")
 
 # %% ../nbs/01_tensor.ipynb #d378ddae
-_SHAPE_FORMS = ("cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "prod", "tril", "triu", "flip", "roll",
-                "diagonal", "diag", "sort", "argsort", "msort", "topk", "isclose", "allclose", "nonzero", "argwhere",
+_SHAPE_FORMS = ("cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "prod", "tril", "triu",
+                "flip", "roll",
+                "diagonal", "diag", "sort", "argsort", "msort", "topk", "isclose", "allclose",
+                "nonzero", "argwhere",
                 "masked_select", "repeat_interleave", "unflatten")
 function_forms.update({name: _function_form(name) for name in _SHAPE_FORMS})
-(cumsum, cumprod, cummax, cummin, logcumsumexp, prod, tril, triu, flip, roll, diagonal, diag, sort, argsort, msort,
+(cumsum, cumprod, cummax, cummin, logcumsumexp, prod, tril, triu, flip, roll, diagonal, diag, sort,
+ argsort, msort,
  topk, isclose, allclose, nonzero, argwhere, masked_select, repeat_interleave, unflatten) = (
     function_forms[name] for name in _SHAPE_FORMS)
 
@@ -1861,11 +2192,19 @@ def addcdiv(input: Tensor, tensor1, tensor2, *, value=1):
     "input + value * tensor1 / tensor2, as torch.addcdiv."
     return input + value * tensor1 / tensor2
 
-_INPLACE_FORMS = ("add", "sub", "mul", "div", "pow", "neg", "abs", "sqrt", "rsqrt", "exp", "expm1", "log", "log1p",
-                  "log2", "log10", "sin", "cos", "tan", "tanh", "sigmoid", "sinh", "cosh", "relu", "clamp", "clip",
-                  "sign", "floor", "ceil", "round", "reciprocal", "square", "masked_fill", "addcmul", "addcdiv",
-                  "asin", "acos", "atan", "asinh", "acosh", "atanh", "arcsin", "arccos", "arctan", "atan2", "trunc",
-                  "fix", "frac", "exp2", "fmod", "remainder", "floor_divide", "lerp", "copysign", "nan_to_num",
-                  "logical_and", "logical_or", "logical_xor", "logical_not", "cumsum", "cumprod", "tril", "triu")
-for _name in _INPLACE_FORMS: setattr(Tensor, _name + "_", _inplace(getattr(Tensor, _name), _name + "_"))
-addcmul, addcdiv = (function_forms.setdefault(name, _function_form(name)) for name in ("addcmul", "addcdiv"))
+_INPLACE_FORMS = ("add", "sub", "mul", "div", "pow", "neg", "abs", "sqrt", "rsqrt", "exp", "expm1",
+                  "log", "log1p",
+                  "log2", "log10", "sin", "cos", "tan", "tanh", "sigmoid", "sinh", "cosh", "relu",
+                  "clamp", "clip",
+                  "sign", "floor", "ceil", "round", "reciprocal", "square", "masked_fill",
+                  "addcmul", "addcdiv",
+                  "asin", "acos", "atan", "asinh", "acosh", "atanh", "arcsin", "arccos", "arctan",
+                  "atan2", "trunc",
+                  "fix", "frac", "exp2", "fmod", "remainder", "floor_divide", "lerp", "copysign",
+                  "nan_to_num",
+                  "logical_and", "logical_or", "logical_xor", "logical_not", "cumsum", "cumprod",
+                  "tril", "triu")
+for _name in _INPLACE_FORMS:
+    setattr(Tensor, _name + "_", _inplace(getattr(Tensor, _name), _name + "_"))
+addcmul, addcdiv = (function_forms.setdefault(name, _function_form(name))
+                    for name in ("addcmul", "addcdiv"))

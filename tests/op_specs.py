@@ -72,9 +72,6 @@ class Row:
 
 ROWS = []
 
-# Why rows are xfail(strict=True): minitorch_nb bugs to fix (and one torch quirk), shared by many rows.
-WARNS = "numpy RuntimeWarning leaks out of the numpy device (divide by zero / invalid value); torch is silent"
-BOOL_KERNEL = "bool input: torch raises NotImplementedError/RuntimeError (no bool kernel); ours returns or raises another type"
 
 def op(name, *args, cases=None, **kw):
     "One row: `op(name, *args, **kwargs)` with one case, or `cases=[(args...), ...]`."
@@ -115,22 +112,24 @@ def reduction(name, dims=(0, 1, -1, (0, 1)), **kw):
 # --- elementwise, one tensor --------------------------------------------------------------------------------
 for _n in ("exp", "sin", "cos", "tanh", "sigmoid", "expm1", "sinh", "cosh"):
     unary(_n)
-for _n in ("abs", "neg", "negative", "sign", "floor", "ceil", "relu"):
-    unary(_n, xfail={"bool": BOOL_KERNEL})
-unary("round", xfail={"bool": BOOL_KERNEL, "int64@cpu": "round of int64 on device 'cpu' gives float64 (torch: int64)"})
-unary("square", xfail={"bool": "square of bool: torch gives int64 (x * x promotes), ours bool"})
+for _n in ("abs", "neg", "negative", "sign", "floor", "ceil", "relu", "round", "square"):
+    unary(_n)  # bools: torch's value (sign), dtype (square: int64) or exception (no bool kernel)
+op("sign", V([np.nan, -0.0, 0.0, -np.inf, 2.0]), id="sign-special")  # sign(nan) is 0 in torch
 unary("tan", lo=-1.2, hi=1.2)
 for _n in ("log1p", "sqrt"):
     unary(_n, lo=0.2, hi=3.0)
 for _n in ("log", "log2", "log10", "rsqrt", "reciprocal"):  # integer inputs include 0
-    unary(_n, lo=0.2, hi=3.0, xfail={"int64": WARNS, "bool": WARNS})
+    unary(_n, lo=0.2, hi=3.0)
 for _n in ("isnan", "isinf", "isfinite"):
     unary(_n, grad=False)
     op(_n, V([0.0, np.nan, np.inf, -np.inf, 1.0]), id=f"{_n}-special", grad=False)
 for _n in ("log", "sqrt", "rsqrt", "reciprocal", "log2", "log10", "log1p"):  # outside the domain: nan/inf
-    op(_n, V([-1.0, 0.0, -0.0, 1.0]), id=f"{_n}-domain", grad=False, xfail={"*": WARNS})
+    op(_n, V([-1.0, 0.0, -0.0, 1.0]), id=f"{_n}-domain")
 op("round", V([0.5, 1.5, 2.5, -0.5, -1.5, 0.49]), id="round-half-even", grad=False)
-op("round", A(3, 4), decimals=2, id="round-decimals", xfail={"*": "round(decimals=) is missing"})
+for _d in (2, 0, -1, 40, 400):  # 40 and 400: the scale overflows float32 (and float64): NaN, as in torch
+    op("round", A(3, 4, lo=-300, hi=300), decimals=_d, id=f"round-decimals{_d}")
+op("round", V([0.125, 0.375, 2.5, -0.5, 1e20]), decimals=2, id="round-decimals-half-even")
+op("round", A(3, 4), decimals=0, dtypes=("int64", "bool"), raises=True, id="round-decimals-int")
 op("clamp", cases=UNARY_CASES[:3], min=-0.5, max=0.7, dtypes=NUM)
 op("clamp", A(3, 4), min=-0.5, id="clamp-min")
 op("clamp", A(3, 4), max=0.5, id="clamp-max", dtypes=NUM)
@@ -142,39 +141,39 @@ op("clamp", A(3, 4), raises=True, id="clamp-no-bounds")
 for _n in ("add", "mul", "multiply"):
     binary(_n)
 for _n in ("sub", "subtract"):
-    binary(_n, xfail={"bool": "bool subtraction: torch raises RuntimeError, ours numpy's TypeError"})
+    binary(_n)
+    op(_n, A(3, 4), True, raises=True, id=f"{_n}-number-bool")  # torch: RuntimeError for a bool number too
 for _n in ("maximum", "minimum"):
     binary(_n, numbers=False)
     op(_n, A(3, 4), 2.5, raises=True, id=f"{_n}-number")
 for _n in ("div", "divide", "true_divide"):
-    binary(_n, dtypes=FLOAT + ("int64",), xfail={"int64": WARNS})
+    binary(_n, dtypes=FLOAT + ("int64",))
 for _n in ("add", "mul", "div", "maximum"):
-    mixed(_n, xfail={"bool-int64": WARNS} if _n == "div" else {})
+    mixed(_n)
 op("add", A(3, 4), A(4), alpha=2, id="add-alpha")
 op("sub", A(3, 4), A(4), alpha=-0.5, id="sub-alpha")
 op("add", A(3, 4), A(4), alpha=0.5, dtypes=("int64",), raises=True, id="add-int-float-alpha")
 op("sub", A(3, 4), 2, alpha=0.5, dtypes=("int64",), raises=True, id="sub-int-float-alpha")
 op("add", A(3, 4), A(4, dtype="float32"), alpha=0.5, dtypes=("int64",), id="add-int-float-alpha-float-result")
-op("sub", A(3, 4), A(3, 4), dtypes=("bool",), raises=True, id="sub-bool",
-   xfail={"*": "bool subtraction: torch raises RuntimeError, ours numpy's TypeError"})
+op("sub", A(3, 4), A(3, 4), dtypes=("bool",), raises=True, id="sub-bool")
+op("sub", A(3, 4), A(4), dtypes=(("float32", "bool"), ("bool", "int64")), raises=True, id="sub-bool-mixed")
 op("add", 2.0, A(3, 4), id="add-number-first", forms=("torch",))
 for _m in ("floor", "trunc"):  # divisors kept away from 0: see div-int-by-zero
     op("div", A(3, 4), A(4, lo=1, hi=3), rounding_mode=_m, dtypes=NUM, grad=False, id=f"div-{_m}")
     op("div", A(3, 4), 2.5, rounding_mode=_m, dtypes=("int64",), id=f"div-{_m}-int-by-float")
-    op("div", V([2**53 + 1, -(2**60) - 1]), V([1, 3]), rounding_mode=_m, dtypes=("int64",), id=f"div-{_m}-big-ints",
-       xfail={"*": "div(rounding_mode=) on int64 goes through float64 and loses integers above 2**53"})
-    op("div", A(3, 4), A(3, 4, lo=0.5), rounding_mode=_m, id=f"div-{_m}-grad", xfail={
-       "*": "div(rounding_mode=): torch's result requires grad and backpropagates zeros, ours does not require grad"})
+    op("div", V([2**53 + 1, -(2**60) - 1, 2**62 + 3]), V([1, 3, -7]), rounding_mode=_m, dtypes=("int64",),
+       id=f"div-{_m}-big-ints")
+    op("div", A(3, 4), A(3, 4, lo=0.5), rounding_mode=_m, id=f"div-{_m}-grad")
+    op("div", A(3, 4), A(3, 4), rounding_mode=_m, dtypes=("bool",), raises=True, id=f"div-{_m}-bool")
+    op("div", V([-7.5, 7.5, 1.0, -1.0, 0.0]), V([2.0, -2.0, 0.0, 0.0, -3.0]), rounding_mode=_m, id=f"div-{_m}-signs")
 op("div", V([-7, 7, -7, 7, 0]), V([2, -2, -2, 2, 3]), rounding_mode="floor", dtypes=("int64",), id="div-floor-negints")
 op("div", V([-7, 7, -7, 7, 0]), V([2, -2, -2, 2, 3]), rounding_mode="trunc", dtypes=("int64",), id="div-trunc-negints")
-op("div", V([-7.5, 7.5, 1.0, -1.0, 0.0]), V([2.0, -2.0, 0.0, 0.0, -3.0]), rounding_mode="floor", id="div-floor-signs",
-   grad=False, xfail={"*": WARNS})
 op("div", A(3, 4), A(3, 4), rounding_mode="round", raises=True, id="div-bad-mode")
 for _m in ("floor", "trunc"):  # float16 (torch computes in float16 too)
     op("div", V([-7.5, 7.5, 1.0, -1.0, 0.0, 5.0, 1000.0]), V([2.0, -2.0, 3.0, -3.0, -3.0, 0.5, 0.3]), rounding_mode=_m,
        dtypes=("float16",), grad=False, id=f"div-{_m}-float16")
-op("div", V([1, 2]), V([0, 1]), rounding_mode="floor", dtypes=("int64",), raises=True, id="div-int-by-zero", xfail={
-   "*": "integer div by zero with rounding_mode: torch raises RuntimeError (ZeroDivisionError), ours returns garbage"})
+for _m in ("floor", "trunc"):
+    op("div", V([1, 2]), V([0, 1]), rounding_mode=_m, dtypes=("int64",), raises=True, id=f"div-{_m}-int-by-zero")
 op("pow", A(3, 4, lo=0.2, hi=2.0), A(3, 4), id="pow-tensors")
 op("pow", A(3, 4, lo=0.2, hi=2.0), A(4, layout="C"), id="pow-broadcast")
 op("pow", cases=[(A(3, 4), 2), (A(3, 4), 3.0), (A(3, 4), 0.0), (A(3, 4, lo=0.2), 0.5)], dtypes=FLOAT, id="pow-scalar")
@@ -191,8 +190,10 @@ op("eq", A(3, 4), A(3, 4), dtypes=(("float32", "int64"),), id="eq-mixed", grad=F
 op("matmul", cases=[(A(3, 4), A(4, 5)), (A(4), A(4, 5)), (A(3, 4), A(4)), (A(4), A(4)), (A(2, 3, 4), A(4, 5)),
                     (A(2, 1, 3, 4), A(5, 4, 2)), (A(4, 3, layout="T"), A(4, 2))])
 op("matmul", A(3, 4), A(3, 4), raises=True, id="matmul-mismatch")
-op("matmul", A(3, 4), A(4, 5), dtypes=(("float32", "float64"),), raises=True, id="matmul-mixed-dtypes",
-   xfail={"*": "matmul of float32 and float64: torch raises RuntimeError, ours promotes"})
+op("matmul", A(3, 4), A(4, 5), dtypes=(("float32", "float64"), ("int64", "float32")), raises=True,
+   id="matmul-mixed-dtypes")
+op("matmul", A(4), A(4), dtypes=(("float64", "float32"),), raises=True, id="matmul-mixed-dtypes-1d")
+op("mm", A(3, 4), A(4, 5), dtypes=(("float32", "float64"),), raises=True, id="mm-mixed-dtypes")
 op("matmul", A(3, 4), A(4, 5), dtypes=("int64",), grad=False, id="matmul-int")
 op("mm", cases=[(A(3, 4), A(4, 5)), (A(4, 3, layout="T"), A(4, 2))])
 op("mm", A(3), A(3, 4), raises=True, id="mm-1d")
@@ -233,7 +234,13 @@ op("norm", cases=REDUCE_CASES)
 op("norm", A(3, 4), p=1, dim=1, id="norm-p1")
 op("norm", A(3, 4), p=float("inf"), id="norm-inf")
 op("norm", A(3, 4), dim=0, keepdim=True, id="norm-dim")
-op("norm", V([0.0, 0.0]), id="norm-at-zero", xfail={"*": "norm's gradient at 0 is NaN (torch: 0) and numpy warns"})
+for _p in (2, 1, 3.0, 1.5, 0.5, -1.0, float("inf"), float("-inf"), 0):  # at 0 torch's gradient is 0, not NaN
+    op("norm", V([[0.0, 0.0], [1.0, -2.0]]), p=_p, dim=1, id=f"norm-at-zero-p{_p}")
+    op("norm", A(3, 4), p=_p, id=f"norm-p{_p}")
+op("norm", A(2, 3, 4), p=3.0, dim=(0, 2), keepdim=True, id="norm-dims")
+op("norm", A(3, 4), dtype=D("float64"), id="norm-dtype")
+op("norm", A(3, 4), dtypes=("int64",), raises=True, id="norm-int")
+op("norm", A(3, 4), p="abc", raises=True, id="norm-bad-order")
 op("softmax", A(3, 4), dim=1)
 op("softmax", A(4, 3, layout="T"), dim=0, id="softmax-T")
 op("log_softmax", A(3, 4), dim=-1)
@@ -325,8 +332,9 @@ op("__xor__", A(3, 4), A(4), dtypes=("bool", "int64"), forms=("op",), grad=False
 op("__invert__", A(3, 4), dtypes=("bool", "int64"), forms=("op",), grad=False)
 for _n in ("__rand__", "__ror__", "__rxor__"):
     op(_n, A(3, 4), True, dtypes=("bool", "int64"), forms=("op",), grad=False)
-op("__and__", A(3, 4), A(4), raises=True, forms=("op",), id="and-float",
-   xfail={"*": "& of floats: torch raises NotImplementedError, ours TypeError"})
+for _n in ("__and__", "__or__", "__xor__"):  # torch has no bitwise kernel for floats
+    op(_n, A(3, 4), A(4), raises=True, forms=("op",), id=f"{_n.strip('_')}-float")
+    op(_n, A(3, 4), 1.5, dtypes=("bool", "int64"), raises=True, forms=("op",), id=f"{_n.strip('_')}-float-number")
 
 # --- torch.nn.functional ------------------------------------------------------------------------------------
 def fn(name, *args, **kw):
@@ -456,6 +464,11 @@ op("msort", A(3, 4), dtypes=NUM)
 op("topk", A(3, 6), 2, dtypes=NUM)
 op("topk", A(3, 6), 2, dim=0, largest=False, id="topk-smallest")
 op("topk", A(3, 4), 5, raises=True, id="topk-too-many")
+op("topk", A(4, 200), 3, dim=1, id="topk-long-rows")  # n >= 64 k: torch's partial-sort path
+op("topk", A(200, 3, layout="T"), 4, largest=False, id="topk-long-rows-T")
+op("topk", V([[1.0, np.nan, 3.0, np.nan, 2.0]]), 3, grad=False, id="topk-nan")  # NaN is the largest
+op("topk", V([[1.0, np.nan, 3.0, np.nan, 2.0]]), 3, largest=False, grad=False, id="topk-nan-smallest")
+op("topk", A(3, 4), 0, id="topk-zero")
 op("isclose", A(3, 4), A(3, 4), grad=False, dtypes=NUM)
 op("isclose", V([1.0, np.nan, 1e-9]), V([1.0 + 1e-6, np.nan, 0.0]), equal_nan=True, grad=False, id="isclose-nan")
 op("allclose", A(3, 4), A(3, 4), grad=False, dtypes=NUM)
@@ -483,6 +496,15 @@ op("einsum", "ii->i", A(4, 4), forms=("torch",), id="einsum-diagonal")
 op("einsum", "...ij->...ji", A(2, 3, 4), forms=("torch",), id="einsum-ellipsis")
 op("einsum", "ij,ij", A(3, 4), A(4, 3, layout="T"), forms=("torch",), id="einsum-implicit")
 op("einsum", "ij,jk->ik", A(2, 3), A(4, 5), raises=True, forms=("torch",), id="einsum-mismatch")
+# the sublist form: each operand followed by its subscripts (ints in [0, 52), or Ellipsis), then the output's
+op("einsum", A(2, 3), [0, 1], A(3, 4), [1, 2], [0, 2], forms=("torch",), id="einsum-sublist")
+op("einsum", A(2, 3, 4), [0, 1, 2], A(2, 4, 5), [0, 2, 3], forms=("torch",), id="einsum-sublist-implicit")
+op("einsum", A(2, 3, 4), [Ellipsis, 30, 40], A(4, 3, layout="T"), [30, 40], [Ellipsis], forms=("torch",),
+   id="einsum-sublist-ellipsis")
+op("einsum", A(4, 4), [7, 7], [7], forms=("torch",), id="einsum-sublist-diagonal")
+op("einsum", A(2, 3), [0, 52], forms=("torch",), raises=True, id="einsum-sublist-out-of-range")
+op("einsum", A(2, 3), [0, -1], forms=("torch",), raises=True, id="einsum-sublist-negative")
+op("einsum", A(2, 3), [0, 1], [0, 0], forms=("torch",), raises=True, id="einsum-sublist-repeated-output")
 op("as_tensor", N([[1.0, 2.0]]), forms=("torch",), grad=False, dtypes=("float32",))
 op("from_numpy", N([[1.0, 2.0]]), forms=("torch",), grad=False, dtypes=("float32",))
 

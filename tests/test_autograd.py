@@ -201,6 +201,78 @@ def test_enable_grad_inside_no_grad_and_decorator():
         with mt.enable_grad(): assert (x * 2).requires_grad
     assert mt.is_grad_enabled()
 
+def outcome(fn):
+    "fn()'s value, or the type of the exception it raised and the start of its message."
+    try: return fn()
+    except Exception as e: return type(e).__name__, str(e)[:40]  # noqa: BLE001 -- the exception is the outcome
+
+def grad_mode_story(lib):
+    "set_grad_enabled as a call and as a context; a recursive decorated function restores the mode on return."
+    seen = []
+    lib.set_grad_enabled(False)
+    seen.append(lib.is_grad_enabled())
+    with lib.set_grad_enabled(True): seen.append(lib.is_grad_enabled())
+    seen.append(lib.is_grad_enabled())
+    lib.set_grad_enabled(True)
+    @lib.no_grad()
+    def depth(n): return lib.is_grad_enabled() if n == 0 else depth(n - 1)
+    @lib.set_grad_enabled(False)
+    def off(): return lib.is_grad_enabled()
+    seen += [depth(3), lib.is_grad_enabled(), off(), lib.is_grad_enabled()]
+    @lib.enable_grad()
+    def on(n): return lib.is_grad_enabled() if n == 0 else on(n - 1)
+    with lib.no_grad(): seen += [on(2), lib.is_grad_enabled()]
+    return seen
+
+def test_grad_mode_switches_like_torch():
+    assert grad_mode_story(mt) == grad_mode_story(torch) == [False, True, False, False, True, False, True, True, False]
+
+def inference_story(lib):
+    "What inference mode makes, and what autograd refuses afterwards, as values and exception (type, message)."
+    w = lib.tensor([1.0, 2.0], requires_grad=True)
+    out = {}
+    with lib.inference_mode():
+        x, y, view = lib.tensor([3.0, 4.0]), w * 2, w[0]
+        out["inside"] = (lib.is_inference_mode_enabled(), lib.is_grad_enabled(), lib.ones(2).is_inference())
+        with lib.enable_grad(): z, on = w * 2, lib.is_grad_enabled()
+        out["enable_grad inside"] = (on, z.requires_grad, z.is_inference(), lib.is_grad_enabled())
+        with lib.inference_mode(False):
+            n = w * 2
+            out["inference_mode(False) inside"] = (lib.is_inference_mode_enabled(), n.requires_grad, n.is_inference())
+        with lib.no_grad(): out["no_grad inside"] = (lib.ones(1).is_inference(), lib.is_inference_mode_enabled())
+    out["made inside"] = (x.is_inference(), y.is_inference(), y.requires_grad, view.is_inference())
+    out["outside"] = (lib.is_inference_mode_enabled(), lib.is_grad_enabled(), w.is_inference())
+    out["derived"] = ((x + 1).is_inference(), x.clone().is_inference(), x.detach().is_inference(),
+                      x[1:].is_inference(), x.data.is_inference())
+    out["add saves nothing"] = outcome(lambda: (w + x).requires_grad)
+    for name, fn in (("mul", lambda: w * x), ("mul swapped", lambda: x * w), ("div", lambda: w / x),
+                     ("matmul", lambda: w @ x), ("pow", lambda: w ** x)):
+        out[name] = outcome(fn)
+    out["mul under no_grad"] = outcome(lambda: lib.no_grad()(lambda: (w * x).tolist())())
+    out["clone then mul"] = outcome(lambda: (w * x.clone()).requires_grad)
+    for name, fn in (("add_", lambda: x.add_(1)), ("setitem", lambda: x.__setitem__(0, 5.0)),
+                     ("zero_", lambda: x.zero_()), ("mul_ of a view", lambda: x[:1].mul_(2)),
+                     ("requires_grad_", lambda: x.requires_grad_()),
+                     ("requires_grad_(False)", lambda: x.requires_grad_(False).requires_grad)):
+        out[name] = outcome(fn)
+    with lib.inference_mode():  # a fresh one: torch writes before it raises in the refused cases above
+        fresh = lib.tensor([3.0, 4.0])
+        fresh.add_(1)
+    out["in-place inside"] = fresh.tolist()
+    @lib.inference_mode
+    def bare(): return lib.ones(1).is_inference()
+    @lib.inference_mode()
+    def called(): return lib.ones(1).is_inference()
+    out["decorators"] = (bare(), called(), lib.is_inference_mode_enabled())
+    import pickle
+    out["pickled"] = pickle.loads(pickle.dumps(x)).is_inference()
+    return out
+
+def test_inference_mode_like_torch():
+    ours, theirs = inference_story(mt), inference_story(torch)
+    for key in theirs: assert ours[key] == theirs[key], f"{key}: {ours[key]} != torch's {theirs[key]}"
+    assert theirs["mul"][0] == "RuntimeError" and theirs["add_"][0] == "RuntimeError"  # the story tests refusals
+
 def test_inplace_on_nonleaf_records_history_like_torch():
     (x, tx) = both([1.0, 2.0, 3.0])
     y, ty = x * 2, tx * 2

@@ -208,7 +208,7 @@ def test_cached_kernels_follow_an_edited_scalar_function(tmp_path):
     assert run() == ["-1.5", "0"]  # compiled, and written to the cache
     assert run() == ["-1.5", "1"]  # loaded from the cache
     source = tmp_path / "minitorch_nb" / "ndarray.py"
-    row = 'Op("negative",      "unary",  np.negative,      lambda x: -x,'
+    row = 'Op("negative", "unary", np.negative, lambda x: -x,'
     assert source.read_text().count(row) == 1
     source.write_text(source.read_text().replace(row, row.replace("lambda x: -x,", "lambda x: -x - 1,")))
     assert run() == ["-2.5", "0"]  # the edited function: compiled again, not loaded from the stale cache

@@ -222,6 +222,7 @@ NON_OPS = {
     "get_rng_state", "set_rng_state", "Generator",
     # gradient checking, grad mode and serialization (tests/test_autograd.py, tests/test_nn.py)
     "gradcheck", "gradgradcheck", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "save", "load",
+    "inference_mode", "is_inference_mode_enabled", "is_inference",  # tests/test_autograd.py, against torch
     # dtype and device helpers (tests/test_torch_semantics.py, tests/test_devices.py)
     "device", "cpu", "cuda", "set_default_device", "get_default_device",
     # Tensor methods that are autograd plumbing or in-place utilities (tests/test_autograd.py, test_ndarray.py)

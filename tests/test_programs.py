@@ -39,6 +39,7 @@ CASES = [
     ("dynamic_net", steps_rtol(2000), None),
     ("mlp_dataloader", steps_rtol(15 * 10), None),  # 15 epochs of 10 batches
     ("vae", steps_rtol(10 * 8), None),  # 10 epochs of 8 batches
+    ("einsum_inference", steps_rtol(150), None),  # 150 Adam steps; then counts, equal unless a score ties
 ]
 
 class MissingAPI(Exception):

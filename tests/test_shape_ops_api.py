@@ -192,6 +192,30 @@ def test_ties_and_nan_indices_follow_torch(dev):
     assert mt.allclose(m, m, equal_nan=True) and not mt.allclose(m, m)
 
 @pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_selects_like_torch_and_breaks_ties_by_index(dev, largest):
+    """Values as torch's for any k (ties included); indices as torch's where they are defined (no ties), and where
+    torch leaves the order of equal elements unspecified, ours are the lower index first (a stable sort's)."""
+    rng = np.random.default_rng(0)
+    distinct = rng.permutation(3 * 700).reshape(3, 700).astype(np.float32) / 7  # n >= 64 k: torch's partial sort
+    tied = rng.integers(0, 4, (5, 300))
+    nans = np.array([[1., np.nan, 3., np.nan, 2., -np.inf, 3.], [np.nan] * 7])
+    for arr, dims in ((distinct, (0, 1)), (tied, (1,)), (nans, (1,))):
+        m, t = mt.tensor(arr).to(dev), torch.tensor(arr)
+        for d in dims:
+            for k in sorted({0, 1, min(5, arr.shape[d]), arr.shape[d]}):
+                ours, theirs = m.topk(k, dim=d, largest=largest), t.topk(k, dim=d, largest=largest)
+                check(ours.values, theirs.values)
+                got, idx = ours.values.to("numpy").numpy(), ours.indices.to("numpy").numpy()
+                np.testing.assert_array_equal(np.take_along_axis(arr, idx, d), got)  # the indices point at them
+                stable = np.argsort(-arr if largest and arr.dtype.kind != "f" else arr, axis=d, kind="stable")
+                if largest and arr.dtype.kind == "f":  # descending, NaN first, ties in index order
+                    stable = arr.shape[d] - 1 - np.flip(np.argsort(np.flip(arr, d), axis=d, kind="stable"), d)
+                np.testing.assert_array_equal(idx, np.take(stable, range(k), axis=d))
+                if arr is distinct: np.testing.assert_array_equal(idx, theirs.indices.numpy())
+    assert mt.tensor([2., 1.]).topk(1, sorted=False).values.tolist() == [2.]
+
+@pytest.mark.parametrize("dev", DEVICES)
 def test_zeros_in_products_get_torchs_gradients(dev):
     a = np.array([[2., 0., 3., 0.5, 4.], [1.5, -2., 0., 3., 1.], [0., 0., 2., 1., 3.], [1., 2., 3., 4., 0.]])
     for fn in (lambda L, x: L.cumprod(x, 1), lambda L, x: L.cumprod(x, 0), lambda L, x: L.prod(x, 1),

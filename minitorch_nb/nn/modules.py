@@ -23,7 +23,8 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Iterable, Mapping
 import numpy as np
 from fastcore.basics import patch
-from ..autograd import (Tensor, Function, no_grad, namespace, float32, float64, int64, device as _device,
+from ..autograd import (Tensor, Function, no_grad, namespace, float32, float64, int64,
+                                   device as _device,
                                    available_devices, broadcast_shapes, result_type)
 from ..ops import rand, randn, where, cat
 
@@ -39,14 +40,17 @@ class Parameter(Tensor):
 
 # %% ../../nbs/02_nn.ipynb #19678d8e
 class Module:
-    "Base class of layers and models: parameters, buffers and submodules register themselves on assignment."
+    """Base class of layers and models: parameters, buffers and submodules register themselves on
+    assignment."""
     def __init__(self):
-        for name, value in (("training", True), ("_parameters", {}), ("_buffers", {}), ("_non_persistent", set()),
+        for name, value in (("training", True), ("_parameters", {}), ("_buffers", {}),
+                            ("_non_persistent", set()),
                             ("_modules", {}), ("_forward_pre_hooks", {}), ("_forward_hooks", {})):
             object.__setattr__(self, name, value)
 
     def forward(self, *args, **kwargs):
-        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
+                                  f'"forward" function')
 
     def __call__(self, *args, **kwargs):
         "Run the forward pre-hooks, `forward`, then the forward hooks."
@@ -60,29 +64,34 @@ class Module:
         return out
 
     def __setattr__(self, name, value):
-        "Route Parameters, Modules and registered buffers into their tables; anything else is a plain attribute."
-        params, modules, buffers = (self.__dict__.get(k) for k in ("_parameters", "_modules", "_buffers"))
+        """Route Parameters, Modules and registered buffers into their tables; anything else is a
+        plain attribute."""
+        params, modules, buffers = (self.__dict__.get(k)
+                                    for k in ("_parameters", "_modules", "_buffers"))
         if isinstance(value, (Parameter, Module)):
             if params is None:
-                raise AttributeError(f"cannot assign {type(value).__name__} '{name}' before Module.__init__() ran: "
-                                     f"call super().__init__() first in {type(self).__name__}.__init__")
+                raise AttributeError(f"cannot assign {type(value).__name__} '{name}' before "
+                                     f"Module.__init__() ran: call super().__init__() first in "
+                                     f"{type(self).__name__}.__init__")
             store = params if isinstance(value, Parameter) else modules
-            self._forget(name, keep=store)  # a replaced parameter or child keeps its place, as in PyTorch
+            # a replaced parameter or child keeps its place, as in PyTorch
+            self._forget(name, keep=store)
             store[name] = value
         elif params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign a {type(value).__name__} to parameter '{name}' (a Parameter or None "
-                                f"is expected); to change its values, write into it under mt.no_grad()")
+                raise TypeError(f"cannot assign a {type(value).__name__} to parameter '{name}' (a "
+                                f"Parameter or None is expected); to change its values, write into "
+                                f"it under mt.no_grad()")
             params[name] = None
         elif modules is not None and name in modules:
             if value is not None:
-                raise TypeError(f"cannot assign a {type(value).__name__} to child module '{name}' (a Module or None "
-                                f"is expected)")
+                raise TypeError(f"cannot assign a {type(value).__name__} to child module '{name}' "
+                                f"(a Module or None is expected)")
             modules[name] = None
         elif buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign a {type(value).__name__} to buffer '{name}' (a Tensor or None "
-                                f"is expected)")
+                raise TypeError(f"cannot assign a {type(value).__name__} to buffer '{name}' (a "
+                                f"Tensor or None is expected)")
             buffers[name] = value
         else: object.__setattr__(self, name, value)
 
@@ -102,13 +111,15 @@ class Module:
         object.__delattr__(self, name)
 
     def _forget(self, name, keep=None):
-        "Remove `name` from the plain attributes and from every table but `keep` (before it is registered anew)."
+        """Remove `name` from the plain attributes and from every table but `keep` (before it is
+        registered anew)."""
         for store in (self.__dict__, self._parameters, self._buffers, self._modules):
             if store is not keep: store.pop(name, None)
         self._non_persistent.discard(name)
 
     def __dir__(self):
-        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers) | set(self._modules))
+        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers)
+                      | set(self._modules))
 
 # %% ../../nbs/02_nn.ipynb #20a36bbe
 def _check_new_name(module, name, kind, store):
@@ -116,31 +127,38 @@ def _check_new_name(module, name, kind, store):
     if "_parameters" not in module.__dict__:
         raise AttributeError(f"cannot register {kind} '{name}' before Module.__init__() ran: "
                              f"call super().__init__() first in {type(module).__name__}.__init__")
-    if not isinstance(name, str): raise TypeError(f"{kind} name should be a string, got {type(name).__name__}")
-    if name == "" or "." in name: raise KeyError(f"{kind} name can't be empty or contain '.', got {name!r}")
-    if hasattr(module, name) and name not in store: raise KeyError(f"attribute '{name}' already exists")
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name should be a string, got {type(name).__name__}")
+    if name == "" or "." in name:
+        raise KeyError(f"{kind} name can't be empty or contain '.', got {name!r}")
+    if hasattr(module, name) and name not in store:
+        raise KeyError(f"attribute '{name}' already exists")
 
 @patch
 def register_parameter(self: Module, name, param):
     "Add a Parameter (or None, a declared but absent one) under `name`."
     _check_new_name(self, name, "parameter", self.__dict__.get("_parameters", {}))
     if param is not None and not isinstance(param, Parameter):
-        raise TypeError(f"cannot register a {type(param).__name__} as parameter '{name}': wrap it as "
-                        f"mt.nn.Parameter(t), or use register_buffer for state that is not learned")
+        raise TypeError(f"cannot register a {type(param).__name__} as parameter '{name}': wrap it "
+                        f"as mt.nn.Parameter(t), or use register_buffer for state that is not "
+                        f"learned")
     self._parameters[name] = param
 
 @patch
 def register_buffer(self: Module, name, tensor, persistent=True):
-    "Add state that is not learned (running statistics, masks); `persistent=False` keeps it out of state_dict."
+    """Add state that is not learned (running statistics, masks); `persistent=False` keeps it out
+    of state_dict."""
     _check_new_name(self, name, "buffer", self.__dict__.get("_buffers", {}))
     if tensor is not None and not isinstance(tensor, Tensor):
-        raise TypeError(f"cannot register a {type(tensor).__name__} as buffer '{name}' (a Tensor or None is expected)")
+        raise TypeError(f"cannot register a {type(tensor).__name__} as buffer '{name}' (a Tensor "
+                        f"or None is expected)")
     self._buffers[name] = tensor
     (self._non_persistent.discard if persistent else self._non_persistent.add)(name)
 
 @patch
 def add_module(self: Module, name, module):
-    "Add a child module under `name` (the same as `self.name = module`, for names that aren't identifiers)."
+    """Add a child module under `name` (the same as `self.name = module`, for names that aren't
+    identifiers)."""
     _check_new_name(self, name, "module", self.__dict__.get("_modules", {}))
     if module is not None and not isinstance(module, Module):
         raise TypeError(f"{type(module).__name__} is not a Module subclass")
@@ -176,13 +194,16 @@ def _join(prefix, name): return f"{prefix}.{name}" if prefix else name
 
 @patch
 def named_modules(self: Module, memo=None, prefix="", remove_duplicate=True):
-    "(name, module) for this module and every descendant, depth first; a module reached twice is given once."
+    """(name, module) for this module and every descendant, depth first; a module reached twice
+    is given once."""
     if memo is None: memo = set()
-    if self in memo: return  # `memo` holds modules, as in PyTorch: a caller may pass modules to skip
+    # `memo` holds modules, as in PyTorch: a caller may pass modules to skip
+    if self in memo: return
     if remove_duplicate: memo.add(self)
     yield prefix, self
     for name, child in self._modules.items():
-        if child is not None: yield from child.named_modules(memo, _join(prefix, name), remove_duplicate)
+        if child is not None:
+            yield from child.named_modules(memo, _join(prefix, name), remove_duplicate)
 
 @patch
 def modules(self: Module):
@@ -204,9 +225,11 @@ def children(self: Module):
     for _, child in self.named_children(): yield child
 
 def _named_members(module, table, prefix, recurse, remove_duplicate):
-    "Dotted names and values from `table` ('_parameters' or '_buffers') of a module and its descendants."
+    """Dotted names and values from `table` ('_parameters' or '_buffers') of a module and its
+    descendants."""
     seen = set()
-    owners = module.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, module)]
+    owners = (module.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse
+              else [(prefix, module)])
     for owner_name, owner in owners:
         for name, value in getattr(owner, table).items():
             if value is None or (remove_duplicate and id(value) in seen): continue
@@ -235,7 +258,8 @@ def buffers(self: Module, recurse=True):
 
 @patch
 def apply(self: Module, fn):
-    "Call `fn(m)` on every descendant, then on this module (e.g. a custom initialisation); return self."
+    """Call `fn(m)` on every descendant, then on this module (e.g. a custom initialisation);
+    return self."""
     for child in self.children(): child.apply(fn)
     fn(self)
     return self
@@ -246,7 +270,8 @@ def get_submodule(self: Module, target):
     m = self
     for part in target.split(".") if target else []:
         if part not in m._modules or m._modules[part] is None:
-            raise AttributeError(f"{type(m).__name__} has no submodule '{part}' (looking up '{target}')")
+            raise AttributeError(f"{type(m).__name__} has no submodule '{part}' (looking up "
+                                 f"'{target}')")
         m = m._modules[part]
     return m
 
@@ -254,13 +279,15 @@ def get_submodule(self: Module, target):
 @patch
 def train(self: Module, mode=True):
     "Set training mode on this module and every descendant (dropout active, batch statistics used)."
-    if not isinstance(mode, bool): raise ValueError(f"training mode is expected to be a bool, got {mode!r}")
+    if not isinstance(mode, bool):
+        raise ValueError(f"training mode is expected to be a bool, got {mode!r}")
     for m in self.modules(): m.training = mode
     return self
 
 @patch
 def eval(self: Module):
-    "Evaluation mode: the same as `train(False)`. It does not turn off gradient recording: use mt.no_grad()."
+    """Evaluation mode: the same as `train(False)`. It does not turn off gradient recording: use
+    mt.no_grad()."""
     return self.train(False)
 
 @patch
@@ -283,7 +310,8 @@ def zero_grad(self: Module, set_to_none=True):
 def _addindent(text, spaces):
     "Indent every line but the first (PyTorch's layout for nested reprs)."
     lines = text.split("\n")
-    return lines[0] if len(lines) == 1 else "\n".join([lines[0]] + [" " * spaces + l for l in lines[1:]])
+    if len(lines) == 1: return lines[0]
+    return "\n".join([lines[0]] + [" " * spaces + l for l in lines[1:]])
 
 @patch
 def extra_repr(self: Module):
@@ -298,13 +326,16 @@ def __repr__(self: Module):
     lines = extra_lines + child_lines
     body = ""
     if lines:
-        body = extra_lines[0] if len(extra_lines) == 1 and not child_lines else "\n  " + "\n  ".join(lines) + "\n"
+        body = (extra_lines[0] if len(extra_lines) == 1 and not child_lines
+                else "\n  " + "\n  ".join(lines) + "\n")
     return f"{type(self).__name__}({body})"
 
 # %% ../../nbs/02_nn.ipynb #47bed38e
 def calculate_gain(nonlinearity, param=None):
-    "The factor that keeps the variance of activations steady through `nonlinearity` (PyTorch's values)."
-    if nonlinearity in ("linear", "identity", "sigmoid") or nonlinearity.startswith(("conv", "conv_transpose")):
+    """The factor that keeps the variance of activations steady through `nonlinearity` (PyTorch's
+    values)."""
+    if (nonlinearity in ("linear", "identity", "sigmoid")
+        or nonlinearity.startswith(("conv", "conv_transpose"))):
         return 1.0
     if nonlinearity == "tanh": return 5.0 / 3
     if nonlinearity == "relu": return math.sqrt(2.0)
@@ -314,19 +345,20 @@ def calculate_gain(nonlinearity, param=None):
             raise ValueError(f"negative_slope {slope!r} is not a valid number")
         return math.sqrt(2.0 / (1 + slope ** 2))
     if nonlinearity == "selu": return 3.0 / 4
-    raise ValueError(f"unsupported nonlinearity {nonlinearity!r}: use linear, conv*, sigmoid, tanh, relu, "
-                     "leaky_relu or selu")
+    raise ValueError(f"unsupported nonlinearity {nonlinearity!r}: use linear, conv*, sigmoid, "
+                     f"tanh, relu, leaky_relu or selu")
 
 def _calculate_fan_in_and_fan_out(tensor):
     "Inputs and outputs each weight touches: (in × receptive field, out × receptive field)."
     if tensor.ndim < 2:
-        raise ValueError(f"fan in and fan out can't be computed for a tensor with fewer than 2 dimensions "
-                         f"(shape {list(tensor.shape)})")
+        raise ValueError(f"fan in and fan out can't be computed for a tensor with fewer than 2 "
+                         f"dimensions (shape {list(tensor.shape)})")
     receptive = math.prod(tensor.shape[2:])
     return tensor.shape[1] * receptive, tensor.shape[0] * receptive
 
 def _calculate_correct_fan(tensor, mode):
-    if mode not in ("fan_in", "fan_out"): raise ValueError(f"mode {mode!r} not supported, use 'fan_in' or 'fan_out'")
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"mode {mode!r} not supported, use 'fan_in' or 'fan_out'")
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     return fan_in if mode == "fan_in" else fan_out
 
@@ -353,7 +385,8 @@ def uniform_(tensor, a=0.0, b=1.0, generator=None):
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     "Fill with samples of N(mean, std²)."
-    return _fill_(tensor, mean + std * randn(tensor.shape, generator=generator, dtype=float64).array)
+    return _fill_(tensor, mean + std * randn(tensor.shape, generator=generator,
+                                             dtype=float64).array)
 
 def constant_(tensor, val):
     "Fill with `val`."
@@ -397,7 +430,8 @@ def uniform_(self: Tensor, a=0.0, b=1.0, *, generator=None):
 
 # %% ../../nbs/02_nn.ipynb #d6d82ee6
 class LinearFunction(Function):
-    "y = x @ W.T + b, with the backward written out: dx = dy @ W, dW = dyᵀ @ x, db = Σ dy over the batch."
+    """y = x @ W.T + b, with the backward written out: dx = dy @ W, dW = dyᵀ @ x, db = Σ dy over
+    the batch."""
     @staticmethod
     def forward(ctx, x, weight, bias=None):
         xp = namespace(x.array)
@@ -418,39 +452,49 @@ class LinearFunction(Function):
         return (gx, gw, gb) if ctx.has_bias else (gx, gw)
 
 def _type_name(obj):
-    "A type as PyTorch's argument errors spell it: builtins bare (list), others with their module (numpy.ndarray)."
+    """A type as PyTorch's argument errors spell it: builtins bare (list), others with their
+    module (numpy.ndarray)."""
     t = type(obj)
     return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
 
 def _expect_tensor(fn, value, name="input", position=1, optional=False):
     "PyTorch's TypeError for an argument that is not a Tensor (None is fine for an optional one)."
     if isinstance(value, Tensor) or (optional and value is None): return
-    raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {_type_name(value)}")
+    raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not "
+                    f"{_type_name(value)}")
 
 def linear(input, weight, bias=None):
-    "y = input @ weight.T + bias, with weight of shape (out_features, in_features): PyTorch's convention."
+    """y = input @ weight.T + bias, with weight of shape (out_features, in_features): PyTorch's
+    convention."""
     _expect_tensor("linear", input)
     _expect_tensor("linear", weight, "weight", 2)
     _expect_tensor("linear", bias, "bias", 3, optional=True)
-    if weight.ndim != 2: raise RuntimeError(f"linear: weight must be 2-D (out_features, in_features), got shape "
+    if weight.ndim != 2:
+        raise RuntimeError(f"linear: weight must be 2-D (out_features, in_features), got shape "
                                             f"{list(weight.shape)}")
     if input.ndim == 0 or input.shape[-1] != weight.shape[1]:
-        raise RuntimeError(f"linear: input of shape {list(input.shape)} doesn't match weight of shape "
-                           f"{list(weight.shape)}: the input's last dimension must be in_features = {weight.shape[1]}")
+        raise RuntimeError(f"linear: input of shape {list(input.shape)} doesn't match weight of "
+                           f"shape {list(weight.shape)}: the input's last dimension must be "
+                           f"in_features = {weight.shape[1]}")
     if bias is not None and bias.shape != (weight.shape[0],):
-        raise RuntimeError(f"linear: bias of shape {list(bias.shape)} doesn't match out_features = {weight.shape[0]}")
+        raise RuntimeError(f"linear: bias of shape {list(bias.shape)} doesn't match out_features = "
+                           f"{weight.shape[0]}")
     for t in (input,) if bias is None else (input, bias):
         if t.dtype != weight.dtype:
-            raise RuntimeError(f"linear: {'input' if t is input else 'bias'} is {t.dtype} but weight is "
-                               f"{weight.dtype}; convert one of them (x.to(...) or model.to(...))")
+            raise RuntimeError(f"linear: {'input' if t is input else 'bias'} is {t.dtype} but "
+                               f"weight is {weight.dtype}; convert one of them (x.to(...) or "
+                               f"model.to(...))")
         if t.device != weight.device:
-            raise RuntimeError(f"linear: {'input' if t is input else 'bias'} is on device '{t.device}' but weight "
-                               f"is on '{weight.device}'; move one of them with .to(device)")
-    return LinearFunction.apply(input, weight) if bias is None else LinearFunction.apply(input, weight, bias)
+            raise RuntimeError(f"linear: {'input' if t is input else 'bias'} is on device "
+                               f"'{t.device}' but weight is on '{weight.device}'; move one of them "
+                               f"with .to(device)")
+    return (LinearFunction.apply(input, weight) if bias is None
+            else LinearFunction.apply(input, weight, bias))
 
 # %% ../../nbs/02_nn.ipynb #dbe709c9
 def _swap_data(t, arr):
-    "Point an existing tensor at a new array (a new device or dtype): the Python object stays the same."
+    """Point an existing tensor at a new array (a new device or dtype): the Python object stays
+    the same."""
     t.array = arr
     t._version.value += 1  # a graph that saved the old values must not use the new ones silently
 
@@ -461,7 +505,8 @@ def _empty_parameter(*shape, dtype=None, device=None):
     return p
 
 class Linear(Module):
-    "y = x @ weight.T + bias, weight of shape (out_features, in_features); PyTorch's default initialisation."
+    """y = x @ weight.T + bias, weight of shape (out_features, in_features); PyTorch's default
+    initialisation."""
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
@@ -471,7 +516,8 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        "W ~ U(-1/√fan_in, 1/√fan_in) (kaiming_uniform_ with a=√5), and the same range for the bias."
+        """W ~ U(-1/√fan_in, 1/√fan_in) (kaiming_uniform_ with a=√5), and the same range for the
+        bias."""
         kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
             fan_in, _ = _calculate_fan_in_and_fan_out(self.weight)
@@ -480,7 +526,8 @@ class Linear(Module):
 
     def forward(self, input): return linear(input, self.weight, self.bias)
     def extra_repr(self):
-        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")
 
 # %% ../../nbs/02_nn.ipynb #711d89c8
 def _chebyshev_fit(fn, lo, hi, degree=24):
@@ -488,11 +535,13 @@ def _chebyshev_fit(fn, lo, hi, degree=24):
     u = np.cos(np.pi * (np.arange(4 * degree) + 0.5) / (4 * degree))
     return np.polynomial.chebyshev.chebfit(u, [fn(lo + (v + 1) * (hi - lo) / 2) for v in u], degree)
 
-_ERF_SMALL = _chebyshev_fit(lambda s: math.erf(math.sqrt(s)) / math.sqrt(s) if s else 2 / math.sqrt(math.pi), 0, 9)
+_ERF_SMALL = _chebyshev_fit(lambda s: math.erf(math.sqrt(s)) / math.sqrt(s) if s
+                            else 2 / math.sqrt(math.pi), 0, 9)
 _ERFC_LARGE = _chebyshev_fit(lambda x: math.erfc(x) * math.exp(x * x), 3, 6)
 
 def _clenshaw(u, coefs):
-    "Sum of coefs[k]·T_k(u) by Clenshaw's recurrence: only + and ×, so it runs on any array library."
+    """Sum of coefs[k]·T_k(u) by Clenshaw's recurrence: only + and ×, so it runs on any array
+    library."""
     b1 = b2 = 0 * u
     for c in coefs[:0:-1]: b1, b2 = 2 * u * b1 - b2 + c, b1
     return u * b1 - b2 + coefs[0]
@@ -524,10 +573,13 @@ def erf(input):
     return Erf.apply(input if input.dtype.kind == "f" else input.to(float32))
 
 # %% ../../nbs/02_nn.ipynb #e1a0b012
-_ERFCX_MID = _chebyshev_fit(lambda x: math.erfc(x) * math.exp(x * x), 0.4, 3)  # erfc(x)·exp(x²) on [0.4, 3]
-_GILES_CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+# erfc(x)·exp(x²) on [0.4, 3]
+_ERFCX_MID = _chebyshev_fit(lambda x: math.erfc(x) * math.exp(x * x), 0.4, 3)
+_GILES_CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+                  -0.00125372503,
                   -0.00417768164, 0.246640727, 1.50140941)
-_GILES_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+_GILES_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+               -0.0076224613,
                0.00943887047, 1.00167406, 2.83297682)
 
 def _horner(u, coefs):
@@ -542,7 +594,8 @@ def _erfcx(t):
     "erfc(t)·exp(t²) for t in [0.4, 6] (clamped outside), relative error about 4e-15."
     xp = namespace(t)
     mid, large = _clamped(xp, t, 0.4, 3.0), _clamped(xp, t, 3.0, 6.0)
-    return xp.where(t < 3, _clenshaw((mid - 0.4) / 1.3 - 1, _ERFCX_MID), _clenshaw(2 * (large - 3) / 3 - 1, _ERFC_LARGE))
+    return xp.where(t < 3, _clenshaw((mid - 0.4) / 1.3 - 1, _ERFCX_MID),
+                    _clenshaw(2 * (large - 3) / 3 - 1, _ERFC_LARGE))
 
 def _erfinv_array(y):
     "erfinv of a float64 array with |y| < 1: Giles's first guess, then four Newton steps."
@@ -550,17 +603,21 @@ def _erfinv_array(y):
     w = -xp.log((1 - y) * (1 + y))
     x = y * xp.where(w < 5, _horner(w - 2.5, _GILES_CENTRAL), _horner(xp.sqrt(w) - 3, _GILES_TAIL))
     a = xp.abs(y)
-    tail, log_c, sign = a > 0.5, xp.log(xp.where(a > 0.5, 1 - a, xp.full_like(a, 0.5))), xp.sign(y)  # 1 - a is exact here
+    # 1 - a is exact here
+    tail, log_c, sign = a > 0.5, xp.log(xp.where(a > 0.5, 1 - a, xp.full_like(a, 0.5))), xp.sign(y)
     for _ in range(4):
         t = xp.abs(x)
         r = _erfcx(t)
-        in_tail = t + (xp.log(r) - t * t - log_c) * r * (math.sqrt(math.pi) / 2)  # Newton on log erfc(t) = log(1 - |y|)
-        central = x - (_erf_array(x) - y) * xp.exp(x * x) * (math.sqrt(math.pi) / 2)  # Newton on erf(x) = y
+        # Newton on log erfc(t) = log(1 - |y|)
+        in_tail = t + (xp.log(r) - t * t - log_c) * r * (math.sqrt(math.pi) / 2)
+        # Newton on erf(x) = y
+        central = x - (_erf_array(x) - y) * xp.exp(x * x) * (math.sqrt(math.pi) / 2)
         x = xp.where(tail, sign * in_tail, central)
     return x
 
 class Erfinv(Function):
-    "The inverse of erf on (-1, 1), ±inf at ±1, NaN outside; its derivative is √π/2 · exp(erfinv(y)²)."
+    """The inverse of erf on (-1, 1), ±inf at ±1, NaN outside; its derivative is √π/2 ·
+    exp(erfinv(y)²)."""
     @staticmethod
     def forward(ctx, a):
         ctx.save_output()
@@ -568,7 +625,8 @@ class Erfinv(Function):
         y = xp.astype(a.array, float64)
         inside = xp.abs(y) < 1
         x = _erfinv_array(xp.where(inside, y, xp.zeros_like(y)))
-        edge = xp.where(y == 1, xp.full_like(y, math.inf), xp.where(y == -1, xp.full_like(y, -math.inf), xp.full_like(y, math.nan)))
+        edge = xp.where(y == 1, xp.full_like(y, math.inf),
+                        xp.where(y == -1, xp.full_like(y, -math.inf), xp.full_like(y, math.nan)))
         x = xp.where(inside, x, edge)
         return xp.astype(x, a.dtype)
     @staticmethod
@@ -592,14 +650,16 @@ def erfinv(self: Tensor):
 
 # %% ../../nbs/02_nn.ipynb #1ce0d4f4
 def _activation(floating):
-    "Check an activation's input: a Tensor (PyTorch's TypeError), and a floating point one if `floating`."
+    """Check an activation's input: a Tensor (PyTorch's TypeError), and a floating point one if
+    `floating`."""
     def decorate(fn):
         @functools.wraps(fn)
         def checked(input, *args, **kwargs):
             _expect_tensor(fn.__name__, input)
             if floating and input.dtype.kind != "f":
-                raise NotImplementedError(f'"{fn.__name__}" is not implemented for {input.dtype} tensors (in PyTorch '
-                                          "neither); convert first, e.g. x.float()")
+                raise NotImplementedError(f'"{fn.__name__}" is not implemented for {input.dtype} '
+                                          f'tensors (in PyTorch ' "neither); convert first, e.g. "
+                                          "x.float()")
             return fn(input, *args, **kwargs)
         return checked
     return decorate
@@ -613,7 +673,8 @@ def sigmoid(input): return input.sigmoid()
 
 @_activation(floating=False)
 def gelu(input, approximate="none"):
-    "x·Φ(x) with Φ the standard normal CDF; approximate='tanh' uses 0.5·x·(1 + tanh(√(2/π)(x + 0.044715x³)))."
+    """x·Φ(x) with Φ the standard normal CDF; approximate='tanh' uses 0.5·x·(1 + tanh(√(2/π)(x +
+    0.044715x³)))."""
     if approximate == "none": return 0.5 * input * (1 + erf(input * (1 / math.sqrt(2))))
     if approximate == "tanh":
         return 0.5 * input * (1 + (math.sqrt(2 / math.pi) * (input + 0.044715 * input ** 3)).tanh())
@@ -622,8 +683,8 @@ def gelu(input, approximate="none"):
 # %% ../../nbs/02_nn.ipynb #39a9dcc6
 def _softmax_dim(name, ndim, stacklevel):
     "PyTorch's deprecated implicit dim, with its warning: 0 for 0-, 1- and 3-d inputs, else 1."
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as "
-                  "an argument.", stacklevel=stacklevel)
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+                  f"include dim=X as an argument.", stacklevel=stacklevel)
     return 0 if ndim in (0, 1, 3) else 1
 
 @_activation(floating=False)
@@ -700,7 +761,8 @@ class LogSigmoid(Module):
 
 # %% ../../nbs/02_nn.ipynb #3c796adb
 class SoftplusFunction(Function):
-    "log(1 + exp(βx))/β as (max(βx, 0) + log1p(exp(-|βx|)))/β, so exp never overflows; x itself where βx > threshold."
+    """log(1 + exp(βx))/β as (max(βx, 0) + log1p(exp(-|βx|)))/β, so exp never overflows; x itself
+    where βx > threshold."""
     @staticmethod
     def forward(ctx, a, beta, threshold):
         ctx.save_for_backward(a)
@@ -716,7 +778,8 @@ class SoftplusFunction(Function):
 
 @_activation(floating=True)
 def softplus(input, beta=1.0, threshold=20.0):
-    "A smooth ReLU, log(1 + exp(βx))/β; x itself where βx > threshold, where the two agree to float precision."
+    """A smooth ReLU, log(1 + exp(βx))/β; x itself where βx > threshold, where the two agree to
+    float precision."""
     return SoftplusFunction.apply(input, beta, threshold)
 
 @_activation(floating=True)
@@ -736,8 +799,10 @@ def softsign(input):
 
 # %% ../../nbs/02_nn.ipynb #41e0c89a
 def _elu(input, alpha, scale, input_scale):
-    "PyTorch's one formula for ELU, CELU and SELU: scale·x for x > 0, alpha·scale·(exp(input_scale·x) - 1) else."
-    below = where(input <= 0, input, 0.0)  # exp sees no large x, and a NaN takes the linear side, as in PyTorch
+    """PyTorch's one formula for ELU, CELU and SELU: scale·x for x > 0,
+    alpha·scale·(exp(input_scale·x) - 1) else."""
+    # exp sees no large x, and a NaN takes the linear side, as in PyTorch
+    below = where(input <= 0, input, 0.0)
     return where(input <= 0, (below * input_scale).expm1() * (alpha * scale), input * scale)
 
 @_activation(floating=True)
@@ -747,7 +812,8 @@ def elu(input, alpha=1.0, inplace=False):
 
 @_activation(floating=True)
 def celu(input, alpha=1.0, inplace=False):
-    "x for x > 0, alpha·(exp(x/alpha) - 1) else: ELU rescaled so that the slope at 0 is 1 for every alpha."
+    """x for x > 0, alpha·(exp(x/alpha) - 1) else: ELU rescaled so that the slope at 0 is 1 for
+    every alpha."""
     if alpha == 0: raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return _elu(input, alpha, 1.0, 1.0 / alpha)
 
@@ -755,7 +821,8 @@ _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804
 
 @_activation(floating=True)
 def selu(input, inplace=False):
-    "scale·elu(x, alpha) with the constants that keep activations at mean 0 and variance 1 (self-normalising)."
+    """scale·elu(x, alpha) with the constants that keep activations at mean 0 and variance 1
+    (self-normalising)."""
     return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
 
 @_activation(floating=True)
@@ -768,22 +835,27 @@ def prelu(input, weight):
     _expect_tensor("prelu", input)
     _expect_tensor("prelu", weight, "weight", 2)
     if weight.ndim > 1:
-        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = "
+                           f"{weight.ndim}")
     if weight.dtype != input.dtype:
-        raise RuntimeError(f"prelu: Type promoting not supported. Got {input.dtype} and {weight.dtype}")
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {input.dtype} and "
+                           f"{weight.dtype}")
     if weight.numel() != 1:
         if input.ndim == 0: raise RuntimeError("Not allow zero-dim input tensor.")
         channels = input.shape[1] if input.ndim > 1 else 1
         if channels != weight.numel():
-            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
-                               f"{weight.numel()} and channel size = {channels}.")
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {weight.numel()} and channel size = "
+                               f"{channels}.")
     w = weight.reshape(()) if weight.numel() == 1 else weight.reshape(-1, *[1] * (input.ndim - 2))
     return where(input > 0, input, w * input)
 
 # %% ../../nbs/02_nn.ipynb #410b40c6
 def _clamp_open(input, lo, hi):
-    "clamp(x, lo, hi) whose gradient is 1 strictly between lo and hi and 0 at them, PyTorch's choice at the corners."
-    if input.dtype.kind != "f": return input.clamp(lo, hi).to(input.dtype)  # integers stay integers, as in PyTorch
+    """clamp(x, lo, hi) whose gradient is 1 strictly between lo and hi and 0 at them, PyTorch's
+    choice at the corners."""
+    # integers stay integers, as in PyTorch
+    if input.dtype.kind != "f": return input.clamp(lo, hi).to(input.dtype)
     return where((input > lo) & (input < hi), input, input.detach().clamp(lo, hi))
 
 @_activation(floating=False)
@@ -794,7 +866,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 @_activation(floating=False)
 def relu6(input, inplace=False):
-    "min(max(x, 0), 6): a ReLU that saturates, so activations stay in a range that low-precision formats hold."
+    """min(max(x, 0), 6): a ReLU that saturates, so activations stay in a range that
+    low-precision formats hold."""
     return _clamp_open(input, 0.0, 6.0)
 
 @_activation(floating=True)
@@ -805,7 +878,8 @@ def hardsigmoid(input, inplace=False):
 @_activation(floating=True)
 def hardswish(input, inplace=False):
     "x·relu6(x + 3)/6: SiLU's piecewise cousin (0 below -3, x above 3, a parabola between)."
-    middle = where((input > -3) & (input < 3), input, 0.0)  # so that a NaN can't leak in from the unused side
+    # so that a NaN can't leak in from the unused side
+    middle = where((input > -3) & (input < 3), input, 0.0)
     return where(input <= -3, input * 0, where(input < 3, middle * (middle + 3) / 6, input))
 
 @_activation(floating=False)
@@ -816,11 +890,13 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 # %% ../../nbs/02_nn.ipynb #9bef3003
 def _settings(*parts, inplace=False):
-    "The extra_repr of an activation: its settings, then inplace=True when it was asked for (PyTorch's layout)."
+    """The extra_repr of an activation: its settings, then inplace=True when it was asked for
+    (PyTorch's layout)."""
     return ", ".join(list(parts) + (["inplace=True"] if inplace else []))
 
 class _InplaceActivation(Module):
-    "An activation without settings; `inplace` is accepted for compatibility (the result is always a new tensor)."
+    """An activation without settings; `inplace` is accepted for compatibility (the result is
+    always a new tensor)."""
     def __init__(self, inplace=False):
         super().__init__()
         self.inplace = inplace
@@ -853,7 +929,8 @@ class LeakyReLU(Module):
         super().__init__()
         self.negative_slope, self.inplace = negative_slope, inplace
     def forward(self, input): return leaky_relu(input, self.negative_slope)
-    def extra_repr(self): return _settings(f"negative_slope={self.negative_slope}", inplace=self.inplace)
+    def extra_repr(self):
+        return _settings(f"negative_slope={self.negative_slope}", inplace=self.inplace)
 
 # %% ../../nbs/02_nn.ipynb #4c1f5d6b
 class Softplus(Module):
@@ -866,16 +943,20 @@ class Softplus(Module):
 class Hardtanh(Module):
     def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None, max_value=None):
         super().__init__()
-        for old, new, value in (("min_value", "min_val", min_value), ("max_value", "max_val", max_value)):
+        for old, new, value in (("min_value", "min_val", min_value),
+                                ("max_value", "max_val", max_value)):
             if value is not None:
-                warnings.warn(f"keyword argument `{old}` is deprecated and renamed to `{new}`", FutureWarning,
+                warnings.warn(f"keyword argument `{old}` is deprecated and renamed to `{new}`",
+                              FutureWarning,
                               stacklevel=3)
         min_val = min_val if min_value is None else min_value
         max_val = max_val if max_value is None else max_value
-        if not max_val > min_val: raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
+        if not max_val > min_val:
+            raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
         self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
     def forward(self, input): return hardtanh(input, self.min_val, self.max_val)
-    def extra_repr(self): return _settings(f"min_val={self.min_val}", f"max_val={self.max_val}", inplace=self.inplace)
+    def extra_repr(self):
+        return _settings(f"min_val={self.min_val}", f"max_val={self.max_val}", inplace=self.inplace)
 
 class ReLU6(Hardtanh):
     def __init__(self, inplace=False): super().__init__(0.0, 6.0, inplace)
@@ -889,7 +970,8 @@ class Softmin(Softmax):
     def forward(self, input): return softmin(input, self.dim, _stacklevel=5)
 
 class PReLU(Module):
-    "Leaky ReLU whose negative slope is learned: `num_parameters` slopes (1, or one per channel), starting at `init`."
+    """Leaky ReLU whose negative slope is learned: `num_parameters` slopes (1, or one per
+    channel), starting at `init`."""
     def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
         super().__init__()
         self.num_parameters, self.init = num_parameters, init
@@ -901,8 +983,10 @@ class PReLU(Module):
 
 # %% ../../nbs/02_nn.ipynb #26ecdb6f
 def dropout(input, p=0.5, training=True, generator=None):
-    "Inverted dropout: in training zero each element with probability p and scale the rest by 1/(1-p)."
-    if not 0 <= p <= 1: raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    """Inverted dropout: in training zero each element with probability p and scale the rest by
+    1/(1-p)."""
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0: return input
     if p == 1: return input * 0
     keep = rand(input.shape, generator=generator, dtype=float64).array >= p
@@ -913,7 +997,8 @@ class Dropout(Module):
     "Inverted dropout with probability `p` in training mode; the identity in evaluation mode."
     def __init__(self, p=0.5):
         super().__init__()
-        if not 0 <= p <= 1: raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        if not 0 <= p <= 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
         self.p = p
     def forward(self, input): return dropout(input, self.p, self.training)
     def extra_repr(self): return f"p={self.p}, inplace=False"
@@ -936,16 +1021,19 @@ def _check_indices(input, num, what):
         values = np.asarray(input.detach().to("numpy").array)
         lo, hi = int(values.min()), int(values.max())
         if lo < 0 or hi >= num:
-            raise IndexError(f"{what}: index {lo if lo < 0 else hi} is out of range for {num} rows (0..{num - 1})")
+            raise IndexError(f"{what}: index {lo if lo < 0 else hi} is out of range for {num} rows "
+                             f"(0..{num - 1})")
 
 def embedding(input, weight, padding_idx=None):
-    "Rows of `weight` picked by the integer `input`; the gradient is added back into each row picked (scatter-add)."
+    """Rows of `weight` picked by the integer `input`; the gradient is added back into each row
+    picked (scatter-add)."""
     _check_indices(input, weight.shape[0], "embedding")
     rows = weight[input]  # advanced indexing: its backward adds repeated indices up
     if padding_idx is None: return rows
     if padding_idx < 0: padding_idx += weight.shape[0]
     pad = (input == padding_idx).reshape(*input.shape, 1)
-    return where(pad, weight.detach()[input], rows)  # same values; no gradient reaches the padding row
+    # same values; no gradient reaches the padding row
+    return where(pad, weight.detach()[input], rows)
 
 class Embedding(Module):
     "A lookup table of `num_embeddings` vectors of size `embedding_dim`, initialised N(0, 1)."
@@ -953,9 +1041,11 @@ class Embedding(Module):
         super().__init__()
         if padding_idx is not None:
             if not -num_embeddings <= padding_idx < num_embeddings:
-                raise ValueError(f"padding_idx {padding_idx} must be within num_embeddings ({num_embeddings})")
+                raise ValueError(f"padding_idx {padding_idx} must be within num_embeddings "
+                                 f"({num_embeddings})")
             padding_idx %= num_embeddings
-        self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.padding_idx = padding_idx
         self.weight = _empty_parameter(num_embeddings, embedding_dim, dtype=dtype, device=device)
         self.reset_parameters()
 
@@ -980,34 +1070,39 @@ def _check_pad(input, pad, mode, value):
     _expect_tensor("pad", input)
     for i, p in enumerate(pad):
         if not isinstance(p, (int, np.integer)) or isinstance(p, bool):
-            raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but found element of type "
-                            f"{type(p).__name__} at pos {i}")
+            raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but found "
+                            f"element of type {type(p).__name__} at pos {i}")
     if mode not in _PAD_MODES: raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) % 2: raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) > 2 * input.ndim:
-        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
-                           f"padding length {len(pad)} and input of dimension {input.ndim}")
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input "
+                           f"dimension but got padding length {len(pad)} and input of dimension "
+                           f"{input.ndim}")
     if mode == "constant": return
-    if value is not None and value != 0: raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     if input.ndim not in (len(pad) // 2 + 1, len(pad) // 2 + 2):
-        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {input.ndim}D "
+                                  f"input tensor.\n"
                                   + _PAD_SHAPES)
     for i in range(len(pad) // 2):
         dim, (left, right) = input.ndim - 1 - i, pad[2 * i: 2 * i + 2]
         n = input.shape[dim]
         if mode in ("reflect", "replicate") and n == 0:
-            raise RuntimeError(f"pad: {mode} padding needs non-empty padded dimensions, got input of shape "
-                               f"{list(input.shape)}")
+            raise RuntimeError(f"pad: {mode} padding needs non-empty padded dimensions, got input "
+                               f"of shape {list(input.shape)}")
         if mode == "reflect" and max(left, right) >= n:
-            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, but "
-                               f"got: padding ({left}, {right}) at dimension {dim} of input {list(input.shape)}")
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding "
+                               f"input dimension, but got: padding ({left}, {right}) at dimension "
+                               f"{dim} of input {list(input.shape)}")
         if mode == "circular" and max(left, right) > n:
             raise RuntimeError("Padding value causes wrapping around more than once.")
 
 # %% ../../nbs/02_nn.ipynb #e5aefaf0
 def _constant_like(arr, like):
     "A constant tensor (no gradient) with `like`'s dtype and device."
-    return Tensor._make(namespace(like.array).asarray(np.asarray(arr), dtype=like.dtype))  # made on like's device
+    # made on like's device
+    return Tensor._make(namespace(like.array).asarray(np.asarray(arr), dtype=like.dtype))
 
 def _pad_positions(n, left, right, mode):
     "Where each output element of a dimension of size n padded by left, right >= 0 is read from."
@@ -1018,8 +1113,9 @@ def _pad_positions(n, left, right, mode):
     return np.where(p >= n, 2 * (n - 1) - p, p)
 
 def pad(input, pad, mode="constant", value=None):
-    """Pad the last len(pad)//2 dimensions: `pad` is (left, right) for the last dimension, then for the one before,
-    and so on. Negative amounts crop. Modes: 'constant' (`value`, default 0), 'reflect', 'replicate', 'circular'."""
+    """Pad the last len(pad)//2 dimensions: `pad` is (left, right) for the last dimension, then
+    for the one before, and so on. Negative amounts crop. Modes: 'constant' (`value`, default 0),
+    'reflect', 'replicate', 'circular'."""
     _check_pad(input, pad, mode, value)
     out = input
     for i in range(len(pad) // 2):
@@ -1028,33 +1124,41 @@ def pad(input, pad, mode="constant", value=None):
         if n + left + right < 0 or (mode == "circular" and n + left + right == 0):
             raise RuntimeError(f"pad: padding ({left}, {right}) leaves dimension {dim} of input "
                                f"{list(input.shape)} with a negative size")
-        if left < 0 or right < 0: out = out[before + (slice(max(-left, 0), n - max(-right, 0)),)]  # crop first
+        # crop first
+        if left < 0 or right < 0: out = out[before + (slice(max(-left, 0), n - max(-right, 0)),)]
         left, right, n = max(left, 0), max(right, 0), out.shape[dim]
         if not (left or right): continue
-        if mode != "constant": out = out[before + (_pad_positions(n, left, right, mode),)]  # a gather: grads add up
+        # a gather: grads add up
+        if mode != "constant": out = out[before + (_pad_positions(n, left, right, mode),)]
         else:
-            block = lambda k: _constant_like(np.full(out.shape[:dim] + (k,) + out.shape[dim + 1:], value or 0), out)
+            block = lambda k: _constant_like(
+                np.full(out.shape[:dim] + (k,) + out.shape[dim + 1:], value or 0), out)
             out = cat([block(left)] * bool(left) + [out] + [block(right)] * bool(right), dim)
     return out
 
 def one_hot(tensor, num_classes=-1):
-    "Class indices of shape (*) as rows of 0s and a 1, of shape (*, num_classes), int64; -1 infers num_classes."
+    """Class indices of shape (*) as rows of 0s and a 1, of shape (*, num_classes), int64; -1
+    infers num_classes."""
     _expect_tensor("one_hot", tensor)
     if tensor.dtype != int64:
-        raise RuntimeError(f"one_hot is only applicable to index tensor of type LongTensor (int64), got "
-                           f"{tensor.dtype}.")
+        raise RuntimeError(f"one_hot is only applicable to index tensor of type LongTensor "
+                           f"(int64), got {tensor.dtype}.")
     values = np.asarray(tensor.detach().to("numpy").array)
     if num_classes == -1:
-        if values.size == 0: raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        if values.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
         num_classes = int(values.max()) + 1
     if values.size and values.min() < 0: raise RuntimeError("Class values must be non-negative.")
-    if values.size and values.max() >= num_classes: raise RuntimeError("Class values must be smaller than num_classes.")
-    return Tensor._make((values[..., None] == np.arange(num_classes)).astype(np.int64)).to(tensor.device)
+    if values.size and values.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    hot = (values[..., None] == np.arange(num_classes)).astype(np.int64)
+    return Tensor._make(hot).to(tensor.device)
 
 # %% ../../nbs/02_nn.ipynb #a835e775
 def _position(index, n, what):
     "A list position from a possibly negative index, or an IndexError."
-    if not -n <= index < n: raise IndexError(f"index {index} is out of range for {what} of length {n}")
+    if not -n <= index < n:
+        raise IndexError(f"index {index} is out of range for {what} of length {n}")
     return index % n
 
 class Sequential(Module):
@@ -1092,7 +1196,8 @@ class ModuleList(Module):
     def __getitem__(self, idx):
         if isinstance(idx, slice): return ModuleList(list(self)[idx])
         return self._modules[str(_position(idx, len(self), "ModuleList"))]
-    def __setitem__(self, idx, module): setattr(self, str(_position(idx, len(self), "ModuleList")), module)
+    def __setitem__(self, idx, module):
+        setattr(self, str(_position(idx, len(self), "ModuleList")), module)
     def append(self, module):
         "Add `module` at the end."
         self.add_module(str(len(self)), module)
@@ -1117,29 +1222,36 @@ class ModuleList(Module):
             r = repr(m)
             if runs and runs[-1][2] == r: runs[-1][1] = i
             else: runs.append([i, i, r])
-        lines = [_addindent(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}", 2) for a, b, r in runs]
+        lines = [_addindent(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}", 2)
+                 for a, b, r in runs]
         return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
 
 # %% ../../nbs/02_nn.ipynb #01bfe810
 def _pairs(source, what, sort_plain_dicts=False):
-    "The (key, value) pairs of a mapping (or a ModuleDict/ParameterDict) or of an iterable of pairs."
+    """The (key, value) pairs of a mapping (or a ModuleDict/ParameterDict) or of an iterable of
+    pairs."""
     if not isinstance(source, Iterable):
-        raise TypeError(f"{what}.update should be called with an iterable of key/value pairs, but got "
-                        f"{type(source).__name__}")
+        raise TypeError(f"{what}.update should be called with an iterable of key/value pairs, but "
+                        f"got {type(source).__name__}")
     if isinstance(source, Mapping) or callable(getattr(source, "items", None)):
         items = list(source.items())
         plain = isinstance(source, Mapping) and not isinstance(source, OrderedDict)
-        return sorted(items, key=lambda kv: kv[0]) if sort_plain_dicts and plain else items  # PyTorch sorts dicts
+        # PyTorch sorts dicts
+        return sorted(items, key=lambda kv: kv[0]) if sort_plain_dicts and plain else items
     pairs = []
     for j, p in enumerate(source):
         if not isinstance(p, Iterable):
-            raise TypeError(f"{what} update sequence element #{j} should be Iterable; is {type(p).__name__}")
-        if len(p) != 2: raise ValueError(f"{what} update sequence element #{j} has length {len(p)}; 2 is required")
+            raise TypeError(f"{what} update sequence element #{j} should be Iterable; is "
+                            f"{type(p).__name__}")
+        if len(p) != 2:
+            raise ValueError(f"{what} update sequence element #{j} has length {len(p)}; 2 is "
+                             f"required")
         pairs.append((p[0], p[1]))
     return pairs
 
 class ModuleDict(Module):
-    "Modules by name, registered (their parameters are found, moved and saved); insertion order is kept."
+    """Modules by name, registered (their parameters are found, moved and saved); insertion order
+    is kept."""
     def __init__(self, modules=None):
         super().__init__()
         if modules is not None: self.update(modules)
@@ -1164,17 +1276,21 @@ class ModuleDict(Module):
 
 # %% ../../nbs/02_nn.ipynb #d90978dd
 def _as_parameter(value):
-    "A plain tensor becomes a Parameter (sharing its storage), as in PyTorch's parameter containers."
-    return Parameter(value) if isinstance(value, Tensor) and not isinstance(value, Parameter) else value
+    """A plain tensor becomes a Parameter (sharing its storage), as in PyTorch's parameter
+    containers."""
+    wrap = isinstance(value, Tensor) and not isinstance(value, Parameter)
+    return Parameter(value) if wrap else value
 
 _LEGACY_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-                      "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
+                      "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
+                      "int8": "CharTensor",
                       "uint8": "ByteTensor", "bool": "BoolTensor"}
 
 def _describe(key, value, legacy_type_name):
     "One line of a parameter container's repr, in PyTorch's words."
     if not isinstance(value, Tensor): return f"  ({key}): Object of type: {type(value).__name__}"
-    kind = _LEGACY_TYPE_NAMES.get(str(value.dtype), str(value.dtype)) if legacy_type_name else str(value.dtype)
+    kind = (_LEGACY_TYPE_NAMES.get(str(value.dtype), str(value.dtype)) if legacy_type_name
+            else str(value.dtype))
     where_ = f" ({value.device})" if value.device == "cuda" else ""
     size = "x".join(str(n) for n in value.shape)
     return (f"  ({key}): {'Parameter' if isinstance(value, Parameter) else 'Tensor'} containing: "
@@ -1191,7 +1307,8 @@ class ParameterList(Module):
         if not -len(self) <= idx < len(self): raise IndexError(f"index {idx} is out of range")
         return str(idx % len(self))
     def __getitem__(self, idx):
-        if isinstance(idx, slice): return type(self)([self[i] for i in range(*idx.indices(len(self)))])
+        if isinstance(idx, slice):
+            return type(self)([self[i] for i in range(*idx.indices(len(self)))])
         return getattr(self, self._name(idx))
     def __setitem__(self, idx, value): setattr(self, self._name(idx), _as_parameter(value))
     def __len__(self): return self._size
@@ -1206,7 +1323,8 @@ class ParameterList(Module):
     def extend(self, values):
         "Add every value of an iterable."
         if not isinstance(values, Iterable) or isinstance(values, Tensor):
-            raise TypeError(f"ParameterList.extend should be called with an iterable, but got {type(values).__name__}")
+            raise TypeError(f"ParameterList.extend should be called with an iterable, but got "
+                            f"{type(values).__name__}")
         for v in values: self.append(v)
         return self
     def extra_repr(self): return "\n".join(_describe(i, p, False) for i, p in enumerate(self))
@@ -1221,13 +1339,14 @@ class ParameterDict(Module):
         if parameters is not None: self.update(parameters)
     def _attr(self, key):
         if isinstance(key, str): return key
-        raise TypeError(f"Index given to ParameterDict cannot be used as a key as it is not a string (type is "
-                        f"'{type(key).__name__}')")
+        raise TypeError(f"Index given to ParameterDict cannot be used as a key as it is not a "
+                        f"string (type is '{type(key).__name__}')")
     def __getitem__(self, key): return getattr(self, self._attr(key))
     def __setitem__(self, key, value):
         attr, value = self._attr(key), _as_parameter(value)
         if isinstance(value, Parameter):
-            if attr in self._keys: self.__dict__.pop(attr, None)  # a plain value stored under this key before
+            # a plain value stored under this key before
+            if attr in self._keys: self.__dict__.pop(attr, None)
             self.register_parameter(attr, value)  # checks the name: no dots, no clash with a method
         else: setattr(self, attr, value)
         self._keys[key] = None
@@ -1242,7 +1361,8 @@ class ParameterDict(Module):
     def items(self): return ((k, self[k]) for k in self._keys)
     def values(self): return (self[k] for k in self._keys)
     def update(self, parameters):
-        "Add (or replace) entries from a mapping (a plain dict in sorted key order, as PyTorch) or (key, value) pairs."
+        """Add (or replace) entries from a mapping (a plain dict in sorted key order, as PyTorch)
+        or (key, value) pairs."""
         for k, v in _pairs(parameters, "ParameterDict", sort_plain_dicts=True): self[k] = v
     def extra_repr(self): return "\n".join(_describe(k, p, True) for k, p in self.items())
     def __call__(self, input): raise RuntimeError("ParameterDict should not be called.")
@@ -1253,7 +1373,8 @@ def get(self: ParameterDict, key, default=None): return self[key] if key in self
 @patch
 def copy(self: ParameterDict): return ParameterDict(OrderedDict(self.items()))
 @patch
-def fromkeys(self: ParameterDict, keys, default=None): return ParameterDict((k, default) for k in keys)
+def fromkeys(self: ParameterDict, keys, default=None):
+    return ParameterDict((k, default) for k in keys)
 
 @patch
 def setdefault(self: ParameterDict, key, default=None):
@@ -1296,20 +1417,25 @@ def _check_reduction(reduction, allowed=_REDUCTIONS):
         raise ValueError(f"{reduction!r} is not a valid value for reduction: use {names}")
 
 def _legacy_get_string(size_average, reduce, emit_warning=True):
-    "PyTorch's mapping of the deprecated flags: both true (the default) -> 'mean', reduce alone -> 'sum', else 'none'."
+    """PyTorch's mapping of the deprecated flags: both true (the default) -> 'mean', reduce alone
+    -> 'sum', else 'none'."""
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     ret = "mean" if size_average and reduce else "sum" if reduce else "none"
     if emit_warning:
-        warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+        warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                      f"reduction='{ret}' instead.",
                       stacklevel=4)
     return ret
 
 def _get_reduction(size_average, reduce, reduction, allowed=_REDUCTIONS):
-    "The reduction a loss uses: from the deprecated size_average/reduce when either is given, else `reduction`."
-    if size_average is not None or reduce is not None: return _legacy_get_string(size_average, reduce)
+    """The reduction a loss uses: from the deprecated size_average/reduce when either is given,
+    else `reduction`."""
+    if size_average is not None or reduce is not None:
+        return _legacy_get_string(size_average, reduce)
     if reduction == "elementwise_mean":
-        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.", stacklevel=3)
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' "
+                      "instead.", stacklevel=3)
         reduction = "mean"
     _check_reduction(reduction, allowed)
     return reduction
@@ -1322,8 +1448,9 @@ def _check_loss_inputs(fn, input, target):
     _expect_tensor(fn, input)
     _expect_tensor(fn, target, "target", 2)
     if input.shape != target.shape:
-        raise ValueError(f"{fn}: input of shape {list(input.shape)} and target of shape {list(target.shape)} "
-                         "differ; broadcasting them is almost always a bug (reshape the target)")
+        raise ValueError(f"{fn}: input of shape {list(input.shape)} and target of shape "
+                         f"{list(target.shape)} differ; broadcasting them is almost always a "
+                         "bug (reshape the target)")
 
 # %% ../../nbs/02_nn.ipynb #6adf2f33
 def _class_layout(input, target, what):
@@ -1334,36 +1461,44 @@ def _class_layout(input, target, what):
     expected = input.shape[:1] + input.shape[2:] if input.ndim >= 2 else ()
     if not isinstance(target, Tensor) or target.dtype.kind not in "iu":
         got = target.dtype if isinstance(target, Tensor) else type(target).__name__
-        raise TypeError(f"{what}: target must hold class indices (an int64 tensor), got {got}; for class "
-                        "probabilities pass a float target with the input's shape (cross_entropy only)")
+        raise TypeError(f"{what}: target must hold class indices (an int64 tensor), got {got}; for "
+                        f"class probabilities pass a float target with the input's shape "
+                        "(cross_entropy only)")
     if target.shape != expected:
         raise ValueError(f"{what}: expected target of shape {list(expected)} for input of shape "
                          f"{list(input.shape)}, got {list(target.shape)}")
     return class_dim, n_classes
 
 def _valid_targets(target, n_classes, ignore_index, what):
-    "Mask of the targets that count, and the targets with ignored ones replaced by 0 (numpy arrays)."
-    t = np.asarray(target.array)  # a host copy for other devices (no Tensor op: nothing to differentiate)
+    """Mask of the targets that count, and the targets with ignored ones replaced by 0 (numpy
+    arrays)."""
+    # a host copy for other devices (no Tensor op: nothing to differentiate)
+    t = np.asarray(target.array)
     valid = t != ignore_index
     bad = t[valid & ((t < 0) | (t >= n_classes))]
-    if bad.size: raise IndexError(f"{what}: target {int(bad[0])} is out of bounds for {n_classes} classes")
+    if bad.size:
+        raise IndexError(f"{what}: target {int(bad[0])} is out of bounds for {n_classes} classes")
     return valid, np.where(valid, t, 0)
 
-def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
-    "-input[i, target[i]] (log-probabilities in, class indices as target), optionally weighted per class."
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """-input[i, target[i]] (log-probabilities in, class indices as target), optionally weighted
+    per class."""
     reduction = _get_reduction(size_average, reduce, reduction)
     _expect_tensor("nll_loss", input)
     class_dim, n_classes = _class_layout(input, target, "nll_loss")
     valid, safe = _valid_targets(target, n_classes, ignore_index, "nll_loss")
     if weight is not None and weight.shape != (n_classes,):
-        raise ValueError(f"nll_loss: weight should have shape [{n_classes}] (one per class), got {list(weight.shape)}")
+        raise ValueError(f"nll_loss: weight should have shape [{n_classes}] (one per class), got "
+                         f"{list(weight.shape)}")
     logp = input.permute(0, *range(2, input.ndim), 1) if input.ndim > 2 else input  # classes last
     flat = logp.reshape(-1, n_classes)
     picked = flat[np.arange(flat.shape[0]), safe.reshape(-1)].reshape(safe.shape)
     if weight is None and valid.all():  # every target counts, once: nothing to multiply by
         losses, total = -picked, safe.size
     else:
-        w = np.asarray(weight.detach().to("numpy").array)[safe] if weight is not None else np.ones(safe.shape)
+        w = (np.asarray(weight.detach().to("numpy").array)[safe] if weight is not None
+             else np.ones(safe.shape))
         w = w * valid
         losses, total = -picked * _constant_like(w, input), w.sum()
     if reduction == "none": return losses
@@ -1375,7 +1510,8 @@ def _class_weight_view(weight, input, class_dim):
     "The per-class weights shaped to broadcast along the class dimension."
     return weight.reshape(-1, *([1] * (input.ndim - class_dim - 1)))
 
-def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean",
                   label_smoothing=0.0):
     """Softmax cross-entropy from raw scores (logits), computed as nll_loss(log_softmax(input)).
     `target` holds class indices, or class probabilities with the input's shape."""
@@ -1383,17 +1519,20 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     _expect_tensor("cross_entropy", input)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0, got {label_smoothing}")
-    if input.ndim == 0: raise ValueError("cross_entropy: input needs a class dimension, got a 0-d tensor")
+    if input.ndim == 0:
+        raise ValueError("cross_entropy: input needs a class dimension, got a 0-d tensor")
     class_dim = 1 if input.ndim >= 2 else 0
     n_classes = input.shape[class_dim]
     logp = input.log_softmax(class_dim)
     if isinstance(target, Tensor) and target.dtype.kind == "f":
-        return _soft_target_cross_entropy(logp, target, weight, reduction, label_smoothing, class_dim)
+        return _soft_target_cross_entropy(logp, target, weight, reduction, label_smoothing,
+                                          class_dim)
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing == 0: return nll
     valid, safe = _valid_targets(target, n_classes, ignore_index, "cross_entropy")
     weighted = logp if weight is None else logp * _class_weight_view(weight, logp, class_dim)
-    smooth = -weighted.sum(class_dim) * _constant_like(valid, input)  # ignored targets contribute nothing
+    # ignored targets contribute nothing
+    smooth = -weighted.sum(class_dim) * _constant_like(valid, input)
     if reduction == "mean":
         w = valid if weight is None else np.asarray(weight.detach().to("numpy").array)[safe] * valid
         smooth = smooth.sum() / _constant_like(w.sum(), input)
@@ -1403,22 +1542,25 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 def _soft_target_cross_entropy(logp, target, weight, reduction, label_smoothing, class_dim):
     "Cross-entropy against class probabilities: -Σ_c target_c · log p_c."
     if target.shape != logp.shape:
-        raise ValueError(f"cross_entropy: probability targets need the input's shape {list(logp.shape)}, "
-                         f"got {list(target.shape)}")
+        raise ValueError(f"cross_entropy: probability targets need the input's shape "
+                         f"{list(logp.shape)}, got {list(target.shape)}")
     n_classes = logp.shape[class_dim]
     if label_smoothing: target = target * (1 - label_smoothing) + label_smoothing / n_classes
-    weighted = logp * target if weight is None else logp * target * _class_weight_view(weight, logp, class_dim)
+    weighted = logp * target
+    if weight is not None: weighted = weighted * _class_weight_view(weight, logp, class_dim)
     losses = -weighted.sum(class_dim)
     if reduction == "mean": return losses.sum() / (logp.numel() // n_classes)
     return _reduce(losses, reduction)
 
 # %% ../../nbs/02_nn.ipynb #a6722503
 def _weighted(loss, weight, reduction, input, mean_by_weight=True):
-    "PyTorch's optional per-element weight: the shapes must match; l1 and mse divide the mean by the weights' sum."
+    """PyTorch's optional per-element weight: the shapes must match; l1 and mse divide the mean
+    by the weights' sum."""
     if weight is None: return _reduce(loss, reduction)
     if weight.shape != input.shape: raise ValueError("Weights and input must have the same size.")
     loss = loss * weight
-    return loss.sum() / weight.sum() if reduction == "mean" and mean_by_weight else _reduce(loss, reduction)
+    return (loss.sum() / weight.sum() if reduction == "mean" and mean_by_weight
+            else _reduce(loss, reduction))
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     "Mean (or sum) of squared differences; input and target must have the same shape."
@@ -1426,9 +1568,11 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     _check_loss_inputs("mse_loss", input, target)
     return _weighted((input - target) ** 2, weight, reduction, input)
 
-def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean",
                                      pos_weight=None):
-    "Binary cross-entropy from logits, stable: (1 - y)·x - (1 + (pos_weight - 1)·y)·log σ(x), never log(0)."
+    """Binary cross-entropy from logits, stable: (1 - y)·x - (1 + (pos_weight - 1)·y)·log σ(x),
+    never log(0)."""
     reduction = _get_reduction(size_average, reduce, reduction)
     _check_loss_inputs("binary_cross_entropy_with_logits", input, target)
     log_sig = logsigmoid(input)
@@ -1439,7 +1583,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 # %% ../../nbs/02_nn.ipynb #c576e9eb
 class _Loss(Module):
-    "Base of the loss modules: holds `reduction`, mapped from the deprecated size_average/reduce when given."
+    """Base of the loss modules: holds `reduction`, mapped from the deprecated
+    size_average/reduce when given."""
     _reductions = _REDUCTIONS
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
@@ -1457,29 +1602,35 @@ class MSELoss(_Loss):
 
 class NLLLoss(_WeightedLoss):
     "Negative log-likelihood of class indices, from log-probabilities."
-    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean"):
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
     def forward(self, input, target):
-        return nll_loss(input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
+        return nll_loss(input, target, self.weight, ignore_index=self.ignore_index,
+                        reduction=self.reduction)
 
 class CrossEntropyLoss(NLLLoss):
     "Softmax cross-entropy from logits; class indices or probabilities as targets; label smoothing."
-    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean",
                  label_smoothing=0.0):
         super().__init__(weight, size_average, ignore_index, reduce, reduction)
         self.label_smoothing = label_smoothing
     def forward(self, input, target):
-        return cross_entropy(input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction,
+        return cross_entropy(input, target, self.weight, ignore_index=self.ignore_index,
+                             reduction=self.reduction,
                              label_smoothing=self.label_smoothing)
 
 class BCEWithLogitsLoss(_WeightedLoss):
     "Binary cross-entropy on logits (sigmoid folded in for stability)."
-    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
+                 pos_weight=None):
         super().__init__(weight, size_average, reduce, reduction)
         self.register_buffer("pos_weight", pos_weight)
     def forward(self, input, target):
-        return binary_cross_entropy_with_logits(input, target, self.weight, reduction=self.reduction,
+        return binary_cross_entropy_with_logits(input, target, self.weight,
+                                                reduction=self.reduction,
                                                 pos_weight=self.pos_weight)
 
 # %% ../../nbs/02_nn.ipynb #581aae1e
@@ -1490,7 +1641,8 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _weighted((input - target).abs(), weight, reduction, input)
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
-    "0.5·d²/β where |d| < β, |d| - 0.5·β beyond: squared error near the target, absolute error for outliers."
+    """0.5·d²/β where |d| < β, |d| - 0.5·β beyond: squared error near the target, absolute error
+    for outliers."""
     reduction = _get_reduction(size_average, reduce, reduction)
     _check_loss_inputs("smooth_l1_loss", input, target)
     if beta < 0: raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -1505,7 +1657,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if delta <= 0: raise RuntimeError("huber_loss does not support non-positive values for delta.")
     d = input - target
     loss = where(d.abs() < delta, 0.5 * d * d, delta * (d.abs() - 0.5 * delta))
-    return _weighted(loss, weight, reduction, input, mean_by_weight=False)  # PyTorch: the plain mean here
+    # PyTorch: the plain mean here
+    return _weighted(loss, weight, reduction, input, mean_by_weight=False)
 
 class L1Loss(_Loss):
     "Mean absolute error."
@@ -1516,22 +1669,26 @@ class SmoothL1Loss(_Loss):
     def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
         super().__init__(size_average, reduce, reduction)
         self.beta = beta
-    def forward(self, input, target): return smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+    def forward(self, input, target):
+        return smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
 
 class HuberLoss(_Loss):
     "Squared error below `delta`, delta times the absolute error above it."
     def __init__(self, reduction="mean", delta=1.0):
         super().__init__(reduction=reduction)
         self.delta = delta
-    def forward(self, input, target): return huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+    def forward(self, input, target):
+        return huber_loss(input, target, reduction=self.reduction, delta=self.delta)
 
 # %% ../../nbs/02_nn.ipynb #aa961ff7
 def _log_at_least_minus_100(log, v, finite):
-    "log(v) where `finite`, else -100, and never below -100: PyTorch's cap, so log(0) costs 100 and not inf."
+    """log(v) where `finite`, else -100, and never below -100: PyTorch's cap, so log(0) costs 100
+    and not inf."""
     return where(finite, log(where(finite, v, 1.0)), -100.0).clamp(min=-100.0)
 
 class BinaryCrossEntropyFunction(Function):
-    "-(y·log x + (1 - y)·log(1 - x)) from probabilities, with PyTorch's capped logs and its gradient formula."
+    """-(y·log x + (1 - y)·log(1 - x)) from probabilities, with PyTorch's capped logs and its
+    gradient formula."""
     @staticmethod
     def forward(ctx, x, y):
         ctx.save_for_backward(x, y)
@@ -1550,28 +1707,32 @@ def _check_unit_interval(t, what):
     if not ((values >= 0) & (values <= 1)).all():
         raise RuntimeError(f"all elements of {what} should be between 0 and 1")
 
-def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
-    "Binary cross-entropy of probabilities in [0, 1] (prefer binary_cross_entropy_with_logits on logits)."
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    """Binary cross-entropy of probabilities in [0, 1] (prefer binary_cross_entropy_with_logits
+    on logits)."""
     reduction = _get_reduction(size_average, reduce, reduction)
     _expect_tensor("binary_cross_entropy", input)
     _expect_tensor("binary_cross_entropy", target, "target", 2)
     if target.shape != input.shape:
-        raise ValueError(f"Using a target size ({list(target.shape)}) that is different to the input size "
-                         f"({list(input.shape)}) is deprecated. Please ensure they have the same size.")
+        raise ValueError(f"Using a target size ({list(target.shape)}) that is different to the "
+                         f"input size ({list(input.shape)}) is deprecated. Please ensure they have "
+                         f"the same size.")
     if input.dtype.kind != "f":
         raise RuntimeError(f"binary_cross_entropy needs floating point input, got {input.dtype}")
     _check_unit_interval(input, "input"); _check_unit_interval(target, "target")
     loss = BinaryCrossEntropyFunction.apply(input, target)
     if weight is not None:
         if broadcast_shapes(weight.shape, target.shape) != target.shape:
-            raise RuntimeError(f"binary_cross_entropy: weight of shape {list(weight.shape)} doesn't broadcast to "
-                               f"the target's shape {list(target.shape)}")
+            raise RuntimeError(f"binary_cross_entropy: weight of shape {list(weight.shape)} "
+                               f"doesn't broadcast to the target's shape {list(target.shape)}")
         loss = loss * weight
     return _reduce(loss, reduction)
 
 class BCELoss(_WeightedLoss):
     "Binary cross-entropy of probabilities (a sigmoid's output)."
-    def forward(self, input, target): return binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
+    def forward(self, input, target):
+        return binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
 
 # %% ../../nbs/02_nn.ipynb #24140a67
 def _xlogx(t):
@@ -1580,17 +1741,19 @@ def _xlogx(t):
     return where(zero, 0.0, t * where(zero, 1.0, t).log())
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
-    """Kullback-Leibler divergence Σ target·(log target - input), with `input` log-probabilities and `target`
-    probabilities (log-probabilities when `log_target`). 'batchmean' is the true KL per sample; 'mean' divides by
-    the number of elements too (PyTorch warns)."""
+    """Kullback-Leibler divergence Σ target·(log target - input), with `input` log-probabilities
+    and `target` probabilities (log-probabilities when `log_target`). 'batchmean' is the true KL
+    per sample; 'mean' divides by the number of elements too (PyTorch warns)."""
     _expect_tensor("kl_div", input)
     _expect_tensor("kl_div", target, "target", 2)
-    if size_average is not None or reduce is not None: how = _legacy_get_string(size_average, reduce)
+    if size_average is not None or reduce is not None:
+        how = _legacy_get_string(size_average, reduce)
     else:
         if reduction == "mean":
-            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
-                          "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
-                          "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                          "support size.'batchmean' divides only by the batch size, and aligns "
+                          "with the KL div math definition.'mean' will be changed to behave the "
+                          "same as 'batchmean' in the next major release.",
                           stacklevel=2)
         _check_reduction(reduction, _REDUCTIONS + ("batchmean",))
         how = "sum" if reduction == "batchmean" else reduction
@@ -1600,7 +1763,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return out / input.shape[0] if reduction == "batchmean" and input.ndim else out
 
 class KLDivLoss(_Loss):
-    "KL divergence from log-probabilities to a target distribution; use reduction='batchmean' for the true KL."
+    """KL divergence from log-probabilities to a target distribution; use reduction='batchmean'
+    for the true KL."""
     _reductions = _REDUCTIONS + ("batchmean",)
     def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
         super().__init__(size_average, reduce, reduction)
@@ -1613,7 +1777,8 @@ def _check_dim(dim, ndim):
     "A dimension index in range (negative counts from the end), or PyTorch's IndexError."
     lo, hi = -max(ndim, 1), max(ndim, 1) - 1
     if not lo <= dim <= hi:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but "
+                         f"got {dim})")
     return dim % max(ndim, 1)
 
 def _safe_root(s, p):
@@ -1622,30 +1787,38 @@ def _safe_root(s, p):
     return where(positive, where(positive, s, 1.0) ** (1 / p), 0.0)
 
 def _vector_norm(x, p, dim):
-    "The p-norm along `dim`, kept as a dimension of size 1: chapter 01's norm, with gradient 0 at the zero vector."
-    if p in (1, math.inf, -math.inf): return x.norm(p, dim, keepdim=True)  # ties share the gradient, as in PyTorch
+    """The p-norm along `dim`, kept as a dimension of size 1: chapter 01's norm, with gradient 0
+    at the zero vector."""
+    # ties share the gradient, as in PyTorch
+    if p in (1, math.inf, -math.inf): return x.norm(p, dim, keepdim=True)
     return _safe_root((x * x if p == 2 else x.abs() ** p).sum(dim, keepdim=True), p)
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    "input / max(‖input‖_p, eps) along `dim`: unit vectors, with tiny ones left small rather than divided by 0."
+    """input / max(‖input‖_p, eps) along `dim`: unit vectors, with tiny ones left small rather
+    than divided by 0."""
     _expect_tensor("normalize", input)
-    if out is not None: raise NotImplementedError("normalize(out=...) is not supported: use the returned tensor")
+    if out is not None:
+        raise NotImplementedError("normalize(out=...) is not supported: use the returned tensor")
     if input.dtype.kind != "f":
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point tensor as input. Got {input.dtype}")
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point tensor as input. Got "
+                           f"{input.dtype}")
     return input / _vector_norm(input, p, _check_dim(dim, input.ndim)).clamp(min=eps)
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    "cos θ = x1·x2 / (‖x1‖ ‖x2‖) along `dim` (broadcast), each norm at least eps; PyTorch's formula and gradient."
+    """cos θ = x1·x2 / (‖x1‖ ‖x2‖) along `dim` (broadcast), each norm at least eps; PyTorch's
+    formula and gradient."""
     _expect_tensor("cosine_similarity", x1, "x1")
     _expect_tensor("cosine_similarity", x2, "x2", 2)
     dtype = result_type(x1, x2)
     if dtype.kind != "f":
-        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {dtype}")
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{dtype}")
     shape = broadcast_shapes(x1.shape, x2.shape)
     x1, x2 = (x.to(dtype).expand(shape) for x in (x1, x2))
     dim = _check_dim(dim, len(shape))
     n1, n2 = (_vector_norm(x, 2, dim) for x in (x1, x2))
-    n1, n2 = (where(n < eps, n - n.detach() + eps, n) for n in (n1, n2))  # PyTorch clamps under no_grad
+    # PyTorch clamps under no_grad
+    n1, n2 = (where(n < eps, n - n.detach() + eps, n) for n in (n1, n2))
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 class CosineSimilarity(Module):
@@ -1663,9 +1836,11 @@ def state_dict(self: Module, destination=None, prefix="", keep_vars=False):
     for name, p in self._parameters.items():
         if p is not None: out[prefix + name] = p if keep_vars else p.detach()
     for name, b in self._buffers.items():
-        if b is not None and name not in self._non_persistent: out[prefix + name] = b if keep_vars else b.detach()
+        if b is not None and name not in self._non_persistent:
+            out[prefix + name] = b if keep_vars else b.detach()
     for name, child in self._modules.items():
-        if child is not None: child.state_dict(destination=out, prefix=prefix + name + ".", keep_vars=keep_vars)
+        if child is not None:
+            child.state_dict(destination=out, prefix=prefix + name + ".", keep_vars=keep_vars)
     return out
 
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
@@ -1674,29 +1849,34 @@ def _as_source(key, value):
     "A checkpoint entry as a Tensor, or a clear error for anything else."
     if isinstance(value, Tensor): return value.detach()
     if isinstance(value, np.ndarray) and value.dtype.kind in "biuf": return Tensor(value)
-    raise TypeError(f"while copying the parameter named '{key}', expected a Tensor from the checkpoint but "
-                    f"received {type(value).__name__}")
+    raise TypeError(f"while copying the parameter named '{key}', expected a Tensor from the "
+                    f"checkpoint but received {type(value).__name__}")
 
 @patch
 def load_state_dict(self: Module, state_dict, strict=True):
     """Copy the tensors of `state_dict` into this module's parameters and buffers, in place.
-    Everything is checked first (keys when `strict`, shapes always): on any error nothing is changed."""
+    Everything is checked first (keys when `strict`, shapes always): on any error nothing is
+    changed."""
     own = self.state_dict(keep_vars=True)
     missing = [k for k in own if k not in state_dict]
     unexpected = [k for k in state_dict if k not in own]
     errors, copies = [], []
     if strict:
-        if unexpected: errors.append("Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected))
-        if missing: errors.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing))
+        if unexpected:
+            errors.append("Unexpected key(s) in state_dict: "
+                          + ", ".join(f'"{k}"' for k in unexpected))
+        if missing:
+            errors.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing))
     for key, target in own.items():
         if key not in state_dict: continue
         src = _as_source(key, state_dict[key])
         if src.shape != target.shape:
-            errors.append(f"size mismatch for {key}: copying a param with shape {list(src.shape)} from checkpoint, "
-                          f"the shape in current model is {list(target.shape)}")
+            errors.append(f"size mismatch for {key}: copying a param with shape {list(src.shape)} "
+                          f"from checkpoint, the shape in current model is {list(target.shape)}")
         else: copies.append((target, _converted(src, target)))
     if errors:
-        raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
+        raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                           + "\n\t".join(errors))
     with no_grad():
         for target, arr in copies: _overwrite(target, arr)
     return IncompatibleKeys(missing, unexpected)
@@ -1705,11 +1885,13 @@ def load_state_dict(self: Module, state_dict, strict=True):
 @patch
 def to(self: Module, *args, dtype=None, device=None):
     """Move parameters and buffers to `device` and/or cast floating ones to `dtype`, in place.
-    Parameters keep their identity (an optimizer holding them still sees them); buffers are replaced."""
+    Parameters keep their identity (an optimizer holding them still sees them); buffers are
+    replaced."""
     for a in args:
         if isinstance(a, str): device = a
         else: dtype = np.dtype(a)
-    if device is not None: device = _device(device)  # 'cuda:0' is 'cuda'; an unknown name fails here
+    # 'cuda:0' is 'cuda'; an unknown name fails here
+    if device is not None: device = _device(device)
     if dtype is not None and np.dtype(dtype).kind != "f":
         raise TypeError(f"Module.to only casts to floating point dtypes, got {np.dtype(dtype)}")
     def convert(t):
@@ -1759,42 +1941,52 @@ def _encode(obj, arrays, memo, where):
     if obj is None or isinstance(obj, (bool, str, int)): return obj
     if isinstance(obj, float): return obj if math.isfinite(obj) else {"float": repr(obj)}
     if isinstance(obj, Tensor):
-        if id(obj) not in memo:  # a tensor stored twice is written once and comes back as one object
+        # a tensor stored twice is written once and comes back as one object
+        if id(obj) not in memo:
             memo[id(obj)] = key = f"a{len(arrays)}"
             arrays[key] = np.asarray(obj.detach().to("numpy").array)
         return {"tensor": memo[id(obj)], "parameter": isinstance(obj, Parameter),
                 "requires_grad": obj.requires_grad and obj.is_leaf, "device": obj.device}
     if isinstance(obj, (np.ndarray, np.generic)):
-        if obj.dtype.kind not in "biufc": raise TypeError(f"save: can't store a numpy array of dtype {obj.dtype} "
+        if obj.dtype.kind not in "biufc":
+            raise TypeError(f"save: can't store a numpy array of dtype {obj.dtype} "
                                                           f"(at {where}); only numbers and bools")
         key = f"a{len(arrays)}"
         arrays[key] = np.asarray(obj)
         return {"ndarray" if isinstance(obj, np.ndarray) else "scalar": key}
-    if isinstance(obj, list): return [_encode(v, arrays, memo, f"{where}[{i}]") for i, v in enumerate(obj)]
-    if isinstance(obj, tuple): return {"tuple": [_encode(v, arrays, memo, f"{where}[{i}]") for i, v in enumerate(obj)]}
+    if isinstance(obj, list):
+        return [_encode(v, arrays, memo, f"{where}[{i}]") for i, v in enumerate(obj)]
+    if isinstance(obj, tuple):
+        return {"tuple": [_encode(v, arrays, memo, f"{where}[{i}]") for i, v in enumerate(obj)]}
     if isinstance(obj, dict):
-        return {"dict": [[_encode(k, arrays, memo, f"{where} key"), _encode(v, arrays, memo, f"{where}[{k!r}]")]
-                         for k, v in obj.items()]}
+        return {"dict": [[_encode(k, arrays, memo, f"{where} key"),
+                          _encode(v, arrays, memo, f"{where}[{k!r}]")] for k, v in obj.items()]}
     hint = (" To save a model, save model.state_dict() and rebuild the model from its class before "
             "load_state_dict." if isinstance(obj, Module) else "")
-    raise TypeError(f"save: can't store an object of type {type(obj).__name__} (at {where}): only tensors, numpy "
-                    f"arrays, numbers, strings, None, and lists, tuples and dicts of them.{hint}")
+    raise TypeError(f"save: can't store an object of type {type(obj).__name__} (at {where}): only "
+                    f"tensors, numpy arrays, numbers, strings, None, and lists, tuples and dicts "
+                    f"of them.{hint}")
 
 def save(obj, f):
-    """Write `obj` (tensors, state_dicts, nested dicts/lists/tuples of tensors, numbers and strings) to `f`,
-    a path or a binary file. The format is an .npz archive: arrays plus a JSON description; no pickle."""
+    """Write `obj` (tensors, state_dicts, nested dicts/lists/tuples of tensors, numbers and
+    strings) to `f`, a path or a binary file. The format is an .npz archive: arrays plus a JSON
+    description; no pickle."""
     arrays = {}
-    structure = {"format": _FORMAT, "version": _FORMAT_VERSION, "root": _encode(obj, arrays, {}, "obj")}
+    structure = {"format": _FORMAT, "version": _FORMAT_VERSION,
+                 "root": _encode(obj, arrays, {}, "obj")}
     arrays[_STRUCTURE] = np.frombuffer(json.dumps(structure).encode("utf-8"), dtype=np.uint8)
     if isinstance(f, (str, os.PathLike)):
-        with open(f, "wb") as fh: np.savez(fh, **arrays)  # an open file: numpy doesn't append '.npz'
+        # an open file: numpy doesn't append '.npz'
+        with open(f, "wb") as fh: np.savez(fh, **arrays)
     else: np.savez(f, **arrays)
 
 # %% ../../nbs/02_nn.ipynb #98bbc4ee
-_PICKLE_HINT = ("it looks like a Python pickle (pickle.dump, or torch.save's legacy format). mt.load never "
-                "unpickles, because unpickling can run any code the file's author chose")
+_PICKLE_HINT = ("it looks like a Python pickle (pickle.dump, or torch.save's legacy format). "
+                "mt.load never unpickles, because unpickling can run any code the file's author "
+                "chose")
 
-def _file_name(f): return repr(os.fspath(f)) if isinstance(f, (str, os.PathLike)) else repr(getattr(f, "name", f))
+def _file_name(f):
+    return repr(os.fspath(f)) if isinstance(f, (str, os.PathLike)) else repr(getattr(f, "name", f))
 
 def _read_head(f, n=4):
     "The first `n` bytes of a path or a seekable binary file (the file position is restored)."
@@ -1808,8 +2000,10 @@ def _read_head(f, n=4):
 def _foreign_file_message(name, head):
     if not head: return f"{name} is empty: not a file written by mt.save"
     if head[:1] == b"\x80": return f"{name} is not a file written by mt.save: {_PICKLE_HINT}"
-    if head == b"\x93NUM": return f"{name} is a single .npy array, not a file written by mt.save; use numpy.load"
-    return f"{name} is not a file written by mt.save: it starts with {head!r}, not with the zip signature b'PK\\x03\\x04'"
+    if head == b"\x93NUM":
+        return f"{name} is a single .npy array, not a file written by mt.save; use numpy.load"
+    return (f"{name} is not a file written by mt.save: it starts with {head!r}, not with the zip "
+            f"signature b'PK\\x03\\x04'")
 
 def load(f, map_location=None):
     """Read what `save` wrote, from a path or a binary file; never executes code from the file.
@@ -1820,22 +2014,25 @@ def load(f, map_location=None):
     try:
         with np.load(f, allow_pickle=False) as npz:
             if _STRUCTURE not in npz.files:
-                raise CheckpointError(f"{name} is a zip archive but not a file written by mt.save (it has no "
-                                      f"'{_STRUCTURE}' entry; entries: {npz.files[:4]}); a torch.save file "
-                                      "can't be read without unpickling")
+                raise CheckpointError(f"{name} is a zip archive but not a file written by mt.save "
+                                      f"(it has no '{_STRUCTURE}' entry; entries: "
+                                      f"{npz.files[:4]}); a torch.save file can't be read "
+                                      "without unpickling")
             structure = json.loads(npz[_STRUCTURE].tobytes().decode("utf-8"))
             arrays = {k: npz[k] for k in npz.files if k != _STRUCTURE}
     except CheckpointError: raise
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError) as e:
         raise CheckpointError(f"{name} is truncated or corrupt ({type(e).__name__}: {e})") from e
     if not isinstance(structure, dict) or structure.get("format") != _FORMAT:
-        raise CheckpointError(f"{name} was not written by mt.save (its description has no '{_FORMAT}' format tag)")
+        raise CheckpointError(f"{name} was not written by mt.save (its description has no "
+                              f"'{_FORMAT}' format tag)")
     if structure.get("version", 0) > _FORMAT_VERSION:
-        raise CheckpointError(f"{name} uses format version {structure['version']}, newer than this minitorch_nb "
-                              f"reads ({_FORMAT_VERSION}); upgrade minitorch_nb")
+        raise CheckpointError(f"{name} uses format version {structure['version']}, newer than this "
+                              f"minitorch_nb reads ({_FORMAT_VERSION}); upgrade minitorch_nb")
     try: return _decode(structure["root"], arrays, {}, map_location)
     except (KeyError, TypeError, ValueError, IndexError) as e:
-        raise CheckpointError(f"{name} has a malformed description ({type(e).__name__}: {e})") from e
+        raise CheckpointError(f"{name} has a malformed description "
+                              f"({type(e).__name__}: {e})") from e
 
 def _decode(node, arrays, memo, map_location):
     "Rebuild the object that `_encode` described."
@@ -1850,14 +2047,15 @@ def _decode(node, arrays, memo, map_location):
     if "float" in node: return float(node["float"])
     if "tuple" in node: return tuple(_decode(v, arrays, memo, map_location) for v in node["tuple"])
     if "dict" in node:
-        return {_decode(k, arrays, memo, map_location): _decode(v, arrays, memo, map_location) for k, v in node["dict"]}
+        return {_decode(k, arrays, memo, map_location): _decode(v, arrays, memo, map_location)
+                for k, v in node["dict"]}
     raise ValueError(f"unknown entry {node!r}")
 
 def _decode_tensor(node, arr, map_location):
     device = map_location or node["device"]
     if device not in available_devices():
-        raise CheckpointError(f"a tensor was saved on device '{device}', which isn't available here (available: "
-                              f"{available_devices()}); pass map_location='numpy'")
+        raise CheckpointError(f"a tensor was saved on device '{device}', which isn't available "
+                              f"here (available: {available_devices()}); pass map_location='numpy'")
     data = Tensor._make(arr).to(device).array
     t = Parameter(data, requires_grad=False) if node["parameter"] else Tensor(data)
     return t.requires_grad_() if node["requires_grad"] else t
