@@ -86,17 +86,18 @@ def im2col_numpy(x, win, value=0):
     (N, C), (kh, kw), (ho, wo) = x.shape[:2], win.kernel, win.out
     return windows_numpy(frame_numpy(x, win, value), win).reshape(C * kh * kw, N * ho * wo)
 
-# %% ../../nbs/07_conv.ipynb #65bb1724
+# %% ../../nbs/07_conv.ipynb #94489ee4
 def col2im_numpy(cols, shape, win):
-    "Add each entry of an im2col matrix back at the input position it was read from: one strided add per (i, j)."
+    """Add each entry of an im2col matrix back at the input position it was read from: one strided add per
+    kernel offset (i, j), into a frame ordered (C, N, ...) like the matrix's rows, transposed to NCHW at the end."""
     (N, C, H, W), (kh, kw), (sh, sw), (ph, pw), (dh, dw), (ho, wo) = shape, *win
-    frame = np.zeros((N, C, *frame_size(H, W, win)), cols.dtype)
+    frame = np.zeros((C, N, *frame_size(H, W, win)), cols.dtype)
     c6 = cols.reshape(C, kh, kw, N, ho, wo)
     for i in range(kh):
         for j in range(kw):  # the positions read by kernel offset (i, j): a strided slice of the frame
-            rows, columns = slice(i * dh, i * dh + (ho - 1) * sh + 1, sh), slice(j * dw, j * dw + (wo - 1) * sw + 1, sw)
-            frame[:, :, rows, columns] += c6[:, i, j].transpose(1, 0, 2, 3)
-    return np.ascontiguousarray(frame[:, :, ph:ph + H, pw:pw + W])
+            rows = slice(i * dh, i * dh + (ho - 1) * sh + 1, sh)
+            frame[:, :, rows, j * dw:j * dw + (wo - 1) * sw + 1:sw] += c6[:, i, j]
+    return np.ascontiguousarray(frame[:, :, ph:ph + H, pw:pw + W].transpose(1, 0, 2, 3))
 
 # %% ../../nbs/07_conv.ipynb #66ca7fd3
 def im2col_strided(x, win, value=0):
@@ -383,7 +384,7 @@ class Conv2dWeight(Function):
         dg = Conv2dFunction.apply(x, gw, None, ctx.win, ctx.groups) if need_g else None
         return dx, dg, None, None, None, None
 
-# %% ../../nbs/07_conv.ipynb #df28c1e7
+# %% ../../nbs/07_conv.ipynb #9c027d96
 def _ints(value, n, name, op="convolution"):
     "An int, or a sequence of 1 or n ints, as a tuple of n ints (PyTorch's expand_param_if_needed)."
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool): return (int(value),) * n
@@ -403,7 +404,8 @@ def _check_positive(op, **values):
     for name, v in values.items():
         vs = v if isinstance(v, tuple) else (v,)
         if name == "padding" and min(vs) < 0: raise RuntimeError(f"{op}: negative padding is not supported, got {v}")
-        if name != "padding" and min(vs) <= 0: raise RuntimeError(f"{op}: non-positive {name} is not supported, got {v}")
+        if name != "padding" and min(vs) <= 0:
+            raise RuntimeError(f"{op}: non-positive {name} is not supported, got {v}")
 
 # %% ../../nbs/07_conv.ipynb #f0549a0b
 def same_padding(kernel, dilation):
@@ -818,7 +820,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         return (sums / divisor).permute(1, 0, 2, 3).contiguous()
     return _batched(input, pool)
 
-# %% ../../nbs/07_conv.ipynb #1d312e55
+# %% ../../nbs/07_conv.ipynb #0228f411
 def adaptive_bins(n, m):
     "The m windows [start, end) that adaptive pooling averages over a dimension of size n (PyTorch's rule)."
     return [(i * n // m, -(-(i + 1) * n // m)) for i in range(m)]
@@ -831,7 +833,8 @@ def adaptive_avg_pool2d(input, output_size):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}")
     if input.dtype.kind != "f": raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for {input.dtype}")
     H, W = input.shape[-2:]
-    size = (output_size,) * 2 if isinstance(output_size, (int, np.integer)) or output_size is None else tuple(output_size)
+    single = isinstance(output_size, (int, np.integer)) or output_size is None
+    size = (output_size,) * 2 if single else tuple(output_size)
     oh, ow = (n if m is None else int(m) for n, m in zip((H, W), size))
     if min(oh, ow) < 0:
         raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but "
@@ -842,7 +845,7 @@ def adaptive_avg_pool2d(input, output_size):
     by_rows = stack(rows, -2)
     return stack([by_rows[..., a:b].mean(-1) for a, b in adaptive_bins(W, ow)], -1)
 
-# %% ../../nbs/07_conv.ipynb #2fddca35
+# %% ../../nbs/07_conv.ipynb #2c05d586
 def _block_windows(op, spatial, kernel_size, dilation, padding, stride):
     "The Windows of F.unfold / F.fold over `spatial` (H, W), with PyTorch's checks."
     k, d = _ints(kernel_size, 2, "kernel_size", op), _ints(dilation, 2, "dilation", op)
@@ -884,8 +887,8 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     if L != win.out[0] * win.out[1]:
         raise RuntimeError(f"Given output_size={size}, kernel_size={win.kernel}, dilation={win.dilation}, padding="
                            f"{win.padding}, stride={win.stride}, expected size of input's dimension 2 to match the "
-                           f"calculated number of sliding blocks {win.out[0]} * {win.out[1]} = {win.out[0] * win.out[1]}"
-                           f", but got input.size(2)={L}.")
+                           f"calculated number of sliding blocks {win.out[0]} * {win.out[1]} = "
+                           f"{win.out[0] * win.out[1]}, but got input.size(2)={L}.")
     out = Col2Im.apply(x.permute(1, 0, 2).reshape(rows, N * L), (N, rows // block, *size), win)
     return out if input.ndim == 3 else out.squeeze(0)
 
@@ -931,7 +934,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         x = x[(slice(None),) * (2 + d) + (nearest_source(n, int(m), sc, mode == "nearest-exact"),)]
     return x
 
-# %% ../../nbs/07_conv.ipynb #280a347f
+# %% ../../nbs/07_conv.ipynb #13baefaa
 PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
 class _ConvNd(Module):
@@ -944,7 +947,8 @@ class _ConvNd(Module):
         if out_channels % groups: raise ValueError("out_channels must be divisible by groups")
         if padding_mode not in PADDING_MODES:
             raise ValueError(f"padding_mode must be one of {set(PADDING_MODES)}, but got padding_mode={padding_mode!r}")
-        self.in_channels, self.out_channels, self.transposed, self.groups = in_channels, out_channels, transposed, groups
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.transposed, self.groups = transposed, groups
         self.kernel_size = _ints(kernel_size, dims, "kernel_size", type(self).__name__)
         self.stride, self.dilation = _ints(stride, dims, "stride"), _ints(dilation, dims, "dilation")
         self.padding = padding if isinstance(padding, str) else _ints(padding, dims, "padding")
@@ -956,7 +960,7 @@ class _ConvNd(Module):
         else: self.register_parameter("bias", None)
         self.reset_parameters()
 
-# %% ../../nbs/07_conv.ipynb #1f65fa2e
+# %% ../../nbs/07_conv.ipynb #6447a965
 @patch
 def _check_padding_string(self: _ConvNd):
     "padding='valid' or 'same' (not strided), as PyTorch checks them when the layer is made."
@@ -968,7 +972,7 @@ def _check_padding_string(self: _ConvNd):
 
 @patch
 def reset_parameters(self: _ConvNd):
-    "PyTorch's default: kaiming_uniform_ with a=√5, i.e. U(-1/√fan_in, 1/√fan_in), and the bias from the same range."
+    "PyTorch's default: kaiming_uniform_ with a=√5, i.e. U(-1/√fan_in, 1/√fan_in); the bias from the same range."
     kaiming_uniform_(self.weight, a=math.sqrt(5))
     if self.bias is not None:
         fan_in, _ = _calculate_fan_in_and_fan_out(self.weight)
