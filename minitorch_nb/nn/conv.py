@@ -537,7 +537,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return _conv_transpose("conv_transpose1d", input, weight, bias, stride, padding, output_padding, groups,
                            dilation, 1)
 
-# %% ../../nbs/07_conv.ipynb #72857d04
+# %% ../../nbs/07_conv.ipynb #cb6e4238
 def lowest(dtype):
     "The value below every other of `dtype`: what max pooling pads with (-inf for floats)."
     dtype = np.dtype(dtype)
@@ -549,20 +549,27 @@ def first_inside(o, s, p, d):
     return start + d * ((np.maximum(-start, 0) + d - 1) // d)
 
 def max_pool_numpy(x, win):
-    """Max over each window, and the flat index h·W + w of its first maximum: one comparison per kernel offset.
-    A NaN counts as larger than anything (the last NaN wins), as in PyTorch."""
+    """Max over each window, and the flat index h·W + w of its first maximum: a running np.maximum over the kernel
+    offsets, then the offsets whose value equals it, last offset first, so the first one wins. A NaN is larger
+    than anything and the last NaN wins, as in PyTorch."""
     (N, C, H, W), (kh, kw), (sh, sw), (ph, pw), (dh, dw), (ho, wo) = x.shape, *win
-    view = windows_numpy(frame_numpy(x, win, lowest(x.dtype)), win)
+    framed = frame_numpy(x, win, lowest(x.dtype))
+    view = windows_numpy(framed, win)  # (C, kh, kw, N, ho, wo)
+    best = view[:, 0, 0].copy()
+    for i, j in np.ndindex(kh, kw): np.maximum(best, view[:, i, j], out=best)  # NaN propagates
     oh, ow = np.arange(ho)[:, None], np.arange(wo)[None, :]
-    best = np.full((N, C, ho, wo), lowest(x.dtype), x.dtype)
-    at = np.broadcast_to(first_inside(oh, sh, ph, dh) * W + first_inside(ow, sw, pw, dw), best.shape).copy()
-    for i in range(kh):
-        for j in range(kw):
-            v = view[:, i, j].transpose(1, 0, 2, 3)
-            better = (v > best) | (v != v)
-            np.copyto(best, v, where=better)
-            np.copyto(at, (oh * sh - ph + i * dh) * W + ow * sw - pw + j * dw, where=better)
-    return best, at
+    at = np.empty(best.shape, np.int64)
+    at[...] = first_inside(oh, sh, ph, dh) * W + first_inside(ow, sw, pw, dw)  # where all values are `lowest`
+    hit = np.empty(best.shape, bool)
+    for i, j in reversed(list(np.ndindex(kh, kw))):
+        h, w = oh * sh - ph + i * dh, ow * sw - pw + j * dw
+        np.equal(view[:, i, j], best, out=hit)
+        if framed is not x: hit &= (h >= 0) & (h < H) & (w >= 0) & (w < W)  # padding never counts
+        np.copyto(at, h * W + w, where=hit)
+    if np.isnan(best).any():
+        for i, j in np.ndindex(kh, kw):
+            np.copyto(at, (oh * sh - ph + i * dh) * W + ow * sw - pw + j * dw, where=np.isnan(view[:, i, j]))
+    return best.transpose(1, 0, 2, 3).copy(), at.transpose(1, 0, 2, 3).copy()
 
 def max_pool_backward_numpy(g, at, shape, overlap=True):
     """Each output's gradient added at the input position of its window's maximum: np.bincount, a scatter-add.
