@@ -217,6 +217,71 @@ def digits_time_to_97():
     print(f"  epochs to 97%: minitorch_nb {epochs['ours']}, torch {epochs['torch']}")
     return ours, theirs
 
+# --- chapter 07: convolution ------------------------------------------------------------------------
+
+def _cnn_pair(device):
+    "Chapter 07's CNN (small_cnn), its weights, a batch of 64 1x28x28 images and AdamW in minitorch_nb and torch."
+    import torch
+    import minitorch_nb as mt
+    from minitorch_nb.nn.conv import small_cnn
+    rng = np.random.default_rng(0)
+    x, y = rng.random((64, 1, 28, 28), dtype=np.float32), rng.integers(0, 10, 64)
+    mt.manual_seed(0)
+    model = small_cnn().to(device)
+    tmodel = torch.nn.Sequential(
+        torch.nn.Conv2d(1, 32, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+        torch.nn.Conv2d(32, 64, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+        torch.nn.Flatten(), torch.nn.Dropout(0.25), torch.nn.Linear(64 * 7 * 7, 10))
+    tmodel.load_state_dict({k: torch.tensor(v.detach().to("numpy").numpy()) for k, v in model.state_dict().items()})
+    opt, topt = mt.optim.AdamW(model.parameters(), lr=1e-3), torch.optim.AdamW(tmodel.parameters(), lr=1e-3)
+    xb, yb, txb, tyb = mt.tensor(x, device=device), mt.tensor(y, device=device), torch.tensor(x), torch.tensor(y)
+    def ours():
+        opt.zero_grad(); mt.nn.functional.cross_entropy(model(xb), yb).backward(); opt.step()
+    def theirs():
+        topt.zero_grad(); torch.nn.functional.cross_entropy(tmodel(txb), tyb).backward(); topt.step()
+    return ours, theirs
+
+@benchmark("CNN (07) AdamW step, batch 64x1x28x28, device 'numpy'", "torch", target=2.0)
+def cnn_step_numpy(): return _cnn_pair("numpy")
+
+@benchmark("CNN (07) AdamW step, batch 64x1x28x28, device 'cpu'", "torch", target=2.0)
+def cnn_step_cpu(): return _cnn_pair("cpu")
+
+def _conv_pair(device):
+    "F.conv2d forward + backward (input, weight, bias), batch 16, 32->64 channels, 3x3, padding 1, 32x32."
+    import torch
+    import minitorch_nb as mt
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in ((16, 32, 32, 32), (64, 32, 3, 3), (64,))]
+    g = rng.standard_normal((16, 64, 32, 32)).astype(np.float32)
+    ours_in = [mt.tensor(a, device=device, requires_grad=True) for a in arrays]
+    theirs_in = [torch.tensor(a, requires_grad=True) for a in arrays]
+    mg, tg = mt.tensor(g, device=device), torch.tensor(g)
+    def ours():
+        for t in ours_in: t.grad = None
+        mt.nn.functional.conv2d(*ours_in, padding=1).backward(mg)
+    def theirs():
+        for t in theirs_in: t.grad = None
+        torch.nn.functional.conv2d(*theirs_in, padding=1).backward(tg)
+    return ours, theirs
+
+@benchmark("conv2d fwd+bwd 16x32x32x32 -> 64, 3x3, device 'numpy'", "torch", target=2.0)
+def conv2d_numpy(): return _conv_pair("numpy")
+
+@benchmark("conv2d fwd+bwd 16x32x32x32 -> 64, 3x3, device 'cpu'", "torch", target=2.0)
+def conv2d_cpu(): return _conv_pair("cpu")
+
+@benchmark("cpu im2col kernel vs a copy of its bytes (>=0.8x bandwidth: time ratio <= 1.25)", "numpy copy", target=1.25)
+def im2col_bandwidth():
+    "im2col_kernel filling the 288 x 16384 matrix of the conv above, against np.copyto of a matrix that size."
+    from minitorch_nb.nn.conv import im2col_kernel
+    x = np.random.default_rng(0).standard_normal((16, 32, 32, 32)).astype(np.float32)
+    cols = np.empty((32 * 9, 16 * 32 * 32), np.float32)
+    src, strides = np.ones_like(cols), np.array([s // 4 for s in x.strides], np.int64)
+    def ours(): im2col_kernel(cols.reshape(-1), x.reshape(-1), strides, 0, 16, 32, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1,
+                              32, 32, np.float32(0))
+    return ours, (lambda: np.copyto(cols, src))
+
 # --- driver -------------------------------------------------------------------------------------------
 
 def versions():

@@ -68,3 +68,5 @@ from .autograd import set_default_device, get_default_device
 from . import accelerator
 # mt.relu is F.relu, which checks its input: mt.relu(2.0) raises TypeError, as torch.relu does
 from .nn.functional import relu
+# PyTorch's torch.conv2d & co. (chapter 07): the same functions as F.conv2d
+from .nn.functional import conv1d, conv2d, conv_transpose1d, conv_transpose2d, max_pool2d

@@ -537,3 +537,32 @@ op("nan_to_num", V([np.nan, np.inf, -np.inf, 1.5]), grad=False)
 op("nan_to_num", V([np.nan, np.inf, -np.inf, 1.5]), nan=0.5, posinf=9.0, neginf=-9.0, id="nan_to_num-values")
 for _n in ("addcmul", "addcdiv"):
     op(_n, A(3, 4), A(3, 1), A(4, lo=0.5, hi=2.0), value=0.5)
+
+# --- chapter 07: convolution, pooling, unfold/fold, interpolation (tests/test_conv.py has the full tests) ---------
+# Small channel counts keep float32 sums short (a few products), within the harness's float32 tolerance.
+for _form in (("F",), ("torch",)):
+    _id = "F." if _form == ("F",) else ""
+    op("conv2d", A(2, 2, 5, 4), A(3, 2, 2, 2), A(3), stride=(2, 1), padding=1, ns=_form[0], forms=_form,
+       id=f"{_id}conv2d")
+    op("conv2d", A(2, 4, 5, 4, layout="T"), A(4, 2, 2, 1), padding="same", groups=2, ns=_form[0], forms=_form,
+       id=f"{_id}conv2d-same-groups")
+    op("conv2d", A(2, 5, 5), A(3, 3, 3, 3), raises=True, ns=_form[0], forms=_form, id=f"{_id}conv2d-channels")
+    op("conv1d", A(2, 2, 7), A(3, 2, 2), dilation=2, padding=1, ns=_form[0], forms=_form, id=f"{_id}conv1d")
+    op("conv_transpose2d", A(2, 2, 3, 3), A(2, 3, 2, 2), A(3), stride=2, output_padding=1, ns=_form[0],
+       forms=_form, id=f"{_id}conv_transpose2d")
+    op("conv_transpose1d", A(2, 2, 4), A(2, 1, 3), stride=2, ns=_form[0], forms=_form, id=f"{_id}conv_transpose1d")
+    op("max_pool2d", A(2, 3, 5, 6), 2, ns=_form[0], forms=_form, id=f"{_id}max_pool2d")
+    op("max_pool2d", A(2, 3, 5, 6), (3, 2), (2, 1), 1, 1, True, ns=_form[0], forms=_form, id=f"{_id}max_pool2d-ceil")
+    op("max_pool2d", A(2, 3, 5, 6), 2, padding=2, raises=True, ns=_form[0], forms=_form, id=f"{_id}max_pool2d-pad")
+fn("max_pool2d", A(3, 5, 6), 2, return_indices=True, id="F.max_pool2d-indices")
+fn("max_pool2d_with_indices", A(2, 3, 5, 6), 3, 2, 1, id="F.max_pool2d_with_indices")
+fn("avg_pool2d", A(2, 3, 5, 6), 3, 2, 1, True, False, id="F.avg_pool2d")
+fn("avg_pool2d", A(2, 3, 5, 6), 2, divisor_override=3, id="F.avg_pool2d-divisor")
+fn("adaptive_avg_pool2d", A(2, 3, 5, 7), (2, 3), id="F.adaptive_avg_pool2d")
+fn("adaptive_avg_pool2d", A(3, 5, 7), 1, id="F.adaptive_avg_pool2d-global")
+fn("unfold", A(2, 2, 4, 5), (2, 3), padding=1, stride=(1, 2), id="F.unfold")
+fn("fold", A(2, 8, 12), (4, 5), 2, id="F.fold")
+fn("fold", A(2, 7, 12), (4, 5), 2, raises=True, id="F.fold-not-divisible")
+fn("interpolate", A(2, 3, 3, 4), scale_factor=2, id="F.interpolate")
+fn("interpolate", A(2, 3, 5), size=7, mode="nearest-exact", id="F.interpolate-exact")
+fn("interpolate", A(2, 3, 3, 4), raises=True, id="F.interpolate-no-size")

@@ -87,6 +87,13 @@ SIGNATURES = {  # kernel -> the argument types it is launched with (dtypes: out 
     "gpu_strided_index": [(I64, I64, I64)],
     "gpu_branch_side": [(types.uint32, I64), (types.int32, I64)],
 }
+# chapter 07 (nn/conv.py): im2col and col2im, launched by CudaBackend.im2col_all / col2im_all for float32 and float64;
+# the geometry is 14 Python ints (N, C, H, W, then kernel, stride, padding, dilation and output size pairs)
+GEOMETRY = (I64,) * 14
+SIGNATURES.update({
+    "gpu_im2col_kernel": [(buf(d), buf(d), META, I64, *GEOMETRY, F64, I64) for d in FLOATS],
+    "gpu_col2im_kernel": [(buf(d), buf(d), *GEOMETRY, I64) for d in FLOATS],
+})
 TILE = kernels.TILE
 SHARED_BYTES = {  # kernels that stage tiles in shared memory: float32 tiles of TILE x TILE, two or four of them
     "gpu_matmul_tiled": 2 * TILE * TILE * 4,

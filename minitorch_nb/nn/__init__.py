@@ -6,3 +6,5 @@ from .modules import (Parameter, Module, RemovableHandle, IncompatibleKeys, Sequ
                       CosineSimilarity, MSELoss, L1Loss, SmoothL1Loss, HuberLoss, NLLLoss, CrossEntropyLoss,
                       BCELoss, BCEWithLogitsLoss, KLDivLoss, CheckpointError, save, load)
 from . import functional, init, parameter  # nn.utils is filled by chapter 03: the package's __init__ imports it after optim
+from .conv import (Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d,  # 07
+                   Upsample)

@@ -4,3 +4,5 @@ from .modules import (linear, relu, tanh, sigmoid, gelu, softmax, log_softmax, s
                       hardswish, erf, dropout, embedding, pad, one_hot, normalize, cosine_similarity, mse_loss,
                       l1_loss, smooth_l1_loss, huber_loss, nll_loss, cross_entropy, binary_cross_entropy,
                       binary_cross_entropy_with_logits, kl_div)
+from .conv import (conv1d, conv2d, conv_transpose1d, conv_transpose2d, max_pool2d, max_pool2d_with_indices,  # 07
+                   avg_pool2d, adaptive_avg_pool2d, unfold, fold, interpolate)
