@@ -67,3 +67,5 @@ from .autograd import set_default_device, get_default_device
 from . import accelerator
 # mt.relu is F.relu, which checks its input: mt.relu(2.0) raises TypeError, as torch.relu does
 from .nn.functional import relu
+# torch.layer_norm, torch.group_norm, and torch.batch_norm in its own argument order (chapter 08)
+from .nn.norm import layer_norm, group_norm, batch_norm_native as batch_norm

@@ -3,8 +3,9 @@
 1. Every file of the package is either exported by nbdev from one notebook (its header names the notebook) or a
    hand-written *face*: a docstring and imports that re-export what the chapters' files define, as
    `nn/functional.py` does. Only the package's own `__init__.py` may hold other hand-written code.
-2. A chapter imports only earlier chapters (in its exported module and in its notebook's code cells); a face
-   counts as the latest chapter it re-exports from.
+2. A chapter imports only earlier chapters (in its exported module and in its notebook's code cells). A name it
+   takes from a face counts as the chapter that defines the name: `from minitorch_nb import nn` in chapter 03
+   may read `nn.Linear` (chapter 02) although a later chapter adds `nn.BatchNorm2d` to the same face.
 3. Importing a later chapter never replaces an attribute that an earlier chapter defined
    (a later chapter may add methods to an earlier class, not replace them).
 
@@ -46,20 +47,48 @@ def resolve(module, level, here):
     base = base[:len(base) - (level - 1)]
     return ".".join(base + ([module] if module else []))
 
-def imported_modules(source, here=""):
-    "Dotted names of minitorch_nb modules imported by Python `source` (a module of the package, or a notebook)."
-    found = set()
-    for node in ast.walk(ast.parse(source)):
+def imported_modules(source, here="", face_names=None):
+    """Dotted names of minitorch_nb modules imported by Python `source` (a module of the package, or a notebook).
+    A name taken from a face counts as the module that defines it; a face imported as a module (`from
+    minitorch_nb import nn`) counts as the modules behind the attributes the source reads from it (`nn.Linear`)."""
+    face_names = face_names or {}
+    tree = ast.parse(source)
+    found, aliases = set(), {}
+    for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             mod = resolve(node.module or "", node.level, here)
             if mod is None: continue
             for a in node.names:  # `from pkg import name` may import the submodule pkg.name
                 sub = f"{mod}.{a.name}" if mod else a.name
-                found.add(sub if known_module(sub) else mod)
+                if sub in face_names: aliases[a.asname or a.name] = sub
+                elif known_module(sub): found.add(sub)
+                else: found.add(face_names.get(mod, {}).get(a.name, mod))
         elif isinstance(node, ast.Import):
             for a in node.names:
-                if a.name.startswith("minitorch_nb."): found.add(a.name.split(".", 1)[1])
+                if not a.name.startswith("minitorch_nb."): continue
+                name = a.name.split(".", 1)[1]
+                if name in face_names and a.asname: aliases[a.asname] = name
+                else: found.add(name)
+    for node in ast.walk(tree):  # what the source reads from the faces it imported as modules
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+            face = aliases[node.value.id]
+            if node.attr.startswith("__"): continue  # __name__, __file__: every module has them
+            found.add(face_names[face].get(node.attr, face if not known_module(f"{face}.{node.attr}")
+                                            else f"{face}.{node.attr}"))
     return {m for m in found if m}
+
+def face_exports(faces):
+    "{face: {name: module}}: for every name a face re-exports, the module that defines it (or that it is)."
+    out = {}
+    for face, src in faces.items():
+        names = out.setdefault(face, {})
+        for node in ast.parse(src).body:
+            if not isinstance(node, ast.ImportFrom): continue
+            mod = resolve(node.module or "", node.level, face)
+            for a in node.names:
+                sub = f"{mod}.{a.name}" if mod else a.name
+                names[a.asname or a.name] = sub if known_module(sub) else mod
+    return out
 
 def known_module(name):
     path = PKG / Path(*name.split("."))
@@ -102,7 +131,7 @@ def notebook_source(nb):
             lines.append("" if line.lstrip().startswith(("%", "!")) else line)
     return "\n".join(lines)
 
-def check_imports(chapters, resolved):
+def check_imports(chapters, resolved, face_names=None):
     "Errors for every import of a later chapter."
     errors, sources = [], []
     for name, ch in chapters.items():
@@ -112,7 +141,7 @@ def check_imports(chapters, resolved):
     for nb in sorted(NBS.glob(CHAPTER_NB)):
         sources.append((f"nbs/{nb.name}", nb.name.split("_")[0], "", notebook_source(nb)))
     for where, ch, here, src in sources:
-        for mod in imported_modules(src, here):
+        for mod in imported_modules(src, here, face_names):
             if mod in resolved and chapter_key(resolved[mod]) > chapter_key(ch):
                 errors.append(f"{where} (chapter {ch}) imports {mod} from later chapter {resolved[mod]}")
     return errors
@@ -145,7 +174,7 @@ def check_no_replacement(chapters):
 
 if __name__ == "__main__":
     chapters, faces, errors = classify()
-    errors += check_imports(chapters, face_chapters(chapters, faces)) + check_no_replacement(chapters)
+    errors += check_imports(chapters, face_chapters(chapters, faces), face_exports(faces)) + check_no_replacement(chapters)
     for e in errors: print("chapter rule broken:", e)
     if errors: sys.exit(1)
     print(f"chapter rules hold for {len(chapters)} exported modules and {len(faces)} faces")

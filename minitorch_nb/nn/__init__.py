@@ -6,3 +6,4 @@ from .modules import (Parameter, Module, RemovableHandle, IncompatibleKeys, Sequ
                       CosineSimilarity, MSELoss, L1Loss, SmoothL1Loss, HuberLoss, NLLLoss, CrossEntropyLoss,
                       BCELoss, BCEWithLogitsLoss, KLDivLoss, CheckpointError, save, load)
 from . import functional, init, parameter  # nn.utils is filled by chapter 03: the package's __init__ imports it after optim
+from .norm import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm, GroupNorm, Dropout1d, Dropout2d, Dropout3d  # 08

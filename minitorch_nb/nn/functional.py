@@ -4,3 +4,4 @@ from .modules import (linear, relu, tanh, sigmoid, gelu, softmax, log_softmax, s
                       hardswish, erf, dropout, embedding, pad, one_hot, normalize, cosine_similarity, mse_loss,
                       l1_loss, smooth_l1_loss, huber_loss, nll_loss, cross_entropy, binary_cross_entropy,
                       binary_cross_entropy_with_logits, kl_div)
+from .norm import batch_norm, layer_norm, group_norm, dropout1d, dropout2d, dropout3d  # 08
