@@ -41,25 +41,31 @@ def normalized_grad(g, xhat, invstd, axes):
     n = max(math.prod(g.shape[a] for a in axes), 1)  # an empty batch has nothing to average
     return invstd * (g - _sum(g, axes, True) / n - xhat * (_sum(g * xhat, axes, True) / n))
 
-# %% ../../nbs/08_norm.ipynb #7993bfc4
+# %% ../../nbs/08_norm.ipynb #c277042c
 SUMS = {"reassoc", "contract"}  # LLVM may reorder sums into SIMD lanes and fuse multiply-adds; NaNs stay NaNs
-STATS_CHUNK = 2048  # elements of one (sample, channel) row summed at a time: the second sweep finds them in L1
+STATS_CHUNK = 2048  # elements of one (sample, channel) row summed in x's precision; chunks merge in float64
 
 @njit(parallel=True, cache=True, fastmath=SUMS)
-def channel_chunk_stats_kernel(x, chunk, means, m2s):
-    "Mean and M2 of each chunk of each row x[i, j, :] of x (N, C, L), parallel over the channels j."
+def channel_chunk_stats_kernel(x, chunk, typed, means, m2s):
+    """Mean and M2 of each chunk of each row x[i, j, :] of x (N, C, L), parallel over the channels j. Inside a
+    chunk the sums run in x's precision (full SIMD width) on x minus the channel's first value, small numbers;
+    `typed` (C,) holds each chunk mean rounded to x's dtype, for the deviations of the second sweep."""
     n, c, l = x.shape
     per_row = means.shape[0] // n
     for j in prange(c):
+        pivot = x[0, j, 0]
         for i in range(n):
+            row = x[i, j]
             for q in range(per_row):
-                lo, hi = q * chunk, min(q * chunk + chunk, l)
-                s = 0.0
-                for k in range(lo, hi): s += x[i, j, k]
-                mean = s / (hi - lo)
-                m2 = 0.0
-                for k in range(lo, hi): m2 += (x[i, j, k] - mean) * (x[i, j, k] - mean)
-                means[i * per_row + q, j], m2s[i * per_row + q, j] = mean, m2
+                part = row[q * chunk:min(q * chunk + chunk, l)]
+                s = pivot - pivot  # 0 in x's dtype
+                for k in range(part.size): s += part[k] - pivot
+                t = i * per_row + q
+                means[t, j] = pivot + s / part.size
+                typed[j] = means[t, j]
+                mean, m2 = typed[j], s - s
+                for k in range(part.size): m2 += (part[k] - mean) * (part[k] - mean)
+                m2s[t, j] = m2
 
 def channel_stats(x):
     "Per-channel mean and biased variance of a float array x (N, C, L) over axes 0 and 2, reading x once."
@@ -68,8 +74,8 @@ def channel_stats(x):
     per_row = -(-l // STATS_CHUNK)
     counts = np.tile(np.minimum(STATS_CHUNK, l - STATS_CHUNK * np.arange(per_row)), n)
     means, m2s = np.empty((n * per_row, c)), np.empty((n * per_row, c))
-    channel_chunk_stats_kernel(x, STATS_CHUNK, means, m2s)
-    mean, m2 = chan_merge(counts, means, m2s)  # chapter 06a's merge of (count, mean, M2)
+    channel_chunk_stats_kernel(x, STATS_CHUNK, np.empty(c, x.dtype), means, m2s)
+    mean, m2 = chan_merge(counts, means, m2s)  # chapter 06a's merge of (count, mean, M2), in float64
     return mean.astype(x.dtype), (m2 / (n * l)).astype(x.dtype)
 
 # %% ../../nbs/08_norm.ipynb #27f86221
@@ -79,74 +85,83 @@ def channel_affine_kernel(x, mean, scale, shift, out):
     n, c, l = x.shape
     for b in prange(n * c):
         i, j = b // c, b % c
-        m, a, s = mean[j], scale[j], shift[j]
-        for k in range(l): out[i, j, k] = (x[i, j, k] - m) * a + s
+        src, dst, m, a, s = x[i, j], out[i, j], mean[j], scale[j], shift[j]
+        for k in range(l): dst[k] = (src[k] - m) * a + s
 
 @njit(parallel=True, cache=True, fastmath=SUMS)
 def batch_norm_backward_kernel(dy, x, mean, invstd, weight, batch_stats, coef, dx, dweight, dbias):
     """The fused backward of BatchNorm over x, dy (N, C, L), parallel over channels: per channel, Σdy and
-    Σdy·(x - mean) in one sweep, then dx in a second one that finds the channel in cache."""
+    Σdy·(x - mean) in one sweep (chunks of rows summed in x's precision, added in float64), then dx in a
+    second sweep, which finds the channel's rows still in cache."""
     n, c, l = x.shape
     for j in prange(c):
-        m, r = mean[j], invstd[j]
+        m = mean[j]
         s_dy, s_dyx = 0.0, 0.0
         for i in range(n):
-            for k in range(l):
-                s_dy += dy[i, j, k]
-                s_dyx += dy[i, j, k] * (x[i, j, k] - m)
+            for lo in range(0, l, STATS_CHUNK):
+                g, v = dy[i, j, lo:lo + STATS_CHUNK], x[i, j, lo:lo + STATS_CHUNK]
+                part_dy, part_dyx = m - m, m - m  # 0 in x's dtype
+                for k in range(g.size):
+                    part_dy += g[k]
+                    part_dyx += g[k] * (v[k] - m)
+                s_dy += part_dy
+                s_dyx += part_dyx
+        r = invstd[j]
         dweight[j], dbias[j] = s_dyx * r, s_dy
-        coef[j, 0] = weight[j] * r  # in x's dtype, so the loop below runs at its SIMD width
+        coef[j, 0] = weight[j] * r  # the per-channel factors, rounded to x's dtype
         coef[j, 1] = s_dy / (n * l) if batch_stats else 0.0
         coef[j, 2] = r * r * s_dyx / (n * l) if batch_stats else 0.0
         a, k1, k2 = coef[j, 0], coef[j, 1], coef[j, 2]
         for i in range(n):
-            for k in range(l): dx[i, j, k] = a * (dy[i, j, k] - k1 - (x[i, j, k] - m) * k2)
+            g, v, out = dy[i, j], x[i, j], dx[i, j]
+            for k in range(l): out[k] = a * (g[k] - k1 - (v[k] - m) * k2)
 
-# %% ../../nbs/08_norm.ipynb #e8974ab2
+# %% ../../nbs/08_norm.ipynb #dc64380e
 def on_cpu_kernels(*arrays):
-    "True when chapter 06a's Numba kernels take these arrays: float32/float64 NDArrays on device 'cpu'."
+    "True when the Numba kernels take these arrays: float32/float64 NDArrays of device 'cpu' (host memory)."
     return all(type(a) is NDArray and a.device == "cpu" and a.dtype in (np.float32, np.float64) for a in arrays)
 
-def _host(a): return as_numpy_view(a)  # an NDArray of device 'cpu' is host memory: a numpy view, no copy
-
+def _host(a): return as_numpy_view(a)  # device 'cpu' keeps its NDArrays in host memory: a numpy view, no copy
 def _cpu(a): return from_numpy(a, "cpu")
 
-def batch_stats(x3):
-    "Per-channel mean and biased variance of x3 (N, C, L): Numba kernels on 'cpu', Array API reductions elsewhere."
-    if on_cpu_kernels(x3): return tuple(map(_cpu, channel_stats(_host(x3))))
-    xp = namespace(x3)
-    return xp.mean(x3, axis=(0, 2)), xp.var(x3, axis=(0, 2))
-
-def _channels(v): return v.reshape((1, -1, 1))
-
-def bn_forward(x3, mean, invstd, weight, bias):
-    "(x - mean)·invstd·weight + bias, per channel of x3 (N, C, L)."
-    scale = invstd * weight
-    if on_cpu_kernels(x3, mean, scale, bias):
-        out = nd_empty(x3.shape, x3.dtype, "cpu")
-        channel_affine_kernel(_host(x3), _host(mean), _host(scale), _host(bias), _host(out))
-        return out
-    return (x3 - _channels(mean)) * _channels(scale) + _channels(bias)
-
-def bn_backward(dy3, x3, mean, invstd, weight, batch_stats):
-    """(dx, dweight, dbias) of BatchNorm for dy3, x3 (N, C, L): the fused kernel on 'cpu'; elsewhere the
-    formulas on arrays, or on Tensors (then the backward is itself differentiable, for create_graph)."""
-    if on_cpu_kernels(dy3, x3, mean, invstd, weight):
-        dx, (c, dtype) = nd_empty(x3.shape, x3.dtype, "cpu"), (x3.shape[1], x3.dtype)
-        dw, db, coef = np.empty(c), np.empty(c), np.empty((c, 3), dtype)
-        batch_norm_backward_kernel(_host(dy3), _host(x3), _host(mean), _host(invstd), _host(weight),
-                                   batch_stats, coef, _host(dx), dw, db)
-        return dx, _cpu(dw.astype(dtype)), _cpu(db.astype(dtype))
-    xhat = (x3 - _channels(mean)) * _channels(invstd)
-    g = dy3 * _channels(weight)
-    dx = normalized_grad(g, xhat, _channels(invstd), (0, 2)) if batch_stats else g * _channels(invstd)
-    return dx, _sum(dy3 * xhat, (0, 2)), _sum(dy3, (0, 2))
-
-# %% ../../nbs/08_norm.ipynb #d795c363
 def _ncl(a):
     "An (N, C, *) array or Tensor as (N, C, L), L the product of the other sizes (a view where the layout allows)."
     return a.reshape((a.shape[0], a.shape[1], math.prod(a.shape[2:])))
 
+def _channels(v): return v.reshape((1, -1, 1))
+
+def batch_stats(x):
+    "Per-channel mean and biased variance of x (N, C, *): Numba kernels on 'cpu', Array API reductions elsewhere."
+    x3 = _ncl(x)
+    if on_cpu_kernels(x3): return tuple(map(_cpu, channel_stats(_host(x3))))
+    xp = namespace(x3)
+    return xp.mean(x3, axis=(0, 2)), xp.var(x3, axis=(0, 2))
+
+def bn_forward(x, mean, invstd, weight, bias):
+    "(x - mean)·invstd·weight + bias per channel of x (N, C, *), as a new array of x's shape."
+    scale = invstd * weight
+    if on_cpu_kernels(x, mean, scale, bias):
+        out = nd_empty(x.shape, x.dtype, "cpu")
+        channel_affine_kernel(_host(_ncl(x)), _host(mean), _host(scale), _host(bias), _ncl(_host(out)))
+        return out
+    return ((_ncl(x) - _channels(mean)) * _channels(scale) + _channels(bias)).reshape(x.shape)
+
+def bn_backward(dy, x, mean, invstd, weight, batch_stats):
+    """(dx, dweight, dbias) of BatchNorm for dy and x (N, C, *): the fused kernel on 'cpu'; elsewhere the
+    formulas on arrays, or on Tensors (then the backward is itself differentiable, for create_graph)."""
+    if on_cpu_kernels(dy, x, mean, invstd, weight):
+        c, dtype = x.shape[1], x.dtype
+        dx, dw, db, coef = nd_empty(x.shape, dtype, "cpu"), np.empty(c), np.empty(c), np.empty((c, 3), dtype)
+        batch_norm_backward_kernel(_host(_ncl(dy)), _host(_ncl(x)), _host(mean), _host(invstd), _host(weight),
+                                   batch_stats, coef, _ncl(_host(dx)), dw, db)
+        return dx, _cpu(dw.astype(dtype)), _cpu(db.astype(dtype))
+    x3, dy3, invstd3 = _ncl(x), _ncl(dy), _channels(invstd)
+    xhat = (x3 - _channels(mean)) * invstd3
+    g = dy3 * _channels(weight)
+    dx = normalized_grad(g, xhat, invstd3, (0, 2)) if batch_stats else g * invstd3
+    return dx.reshape(x.shape), _sum(dy3 * xhat, (0, 2)), _sum(dy3, (0, 2))
+
+# %% ../../nbs/08_norm.ipynb #d87b183b
 def _as_tensors(*arrays): return tuple(a if a is None or isinstance(a, Tensor) else Tensor._make(a) for a in arrays)
 
 def _raw(*tensors):
@@ -164,20 +179,20 @@ class BatchNormFunction(Function):
         ctx.save_for_backward(x, weight)
         w = xp.ones_like(mean) if weight is None else weight.array
         b = xp.zeros_like(mean) if bias is None else bias.array
-        return bn_forward(_ncl(x.array), mean, invstd, w, b).reshape(x.shape)
+        return bn_forward(x.array, mean, invstd, w, b)
 
     @staticmethod
     def backward(ctx, grad):
         x_t, w_t = ctx.saved_tensors
-        x3, dy3, weight = _raw(_ncl(x_t), _ncl(grad), w_t)
+        x, dy, weight = _raw(x_t, grad, w_t)
         mean, invstd, ones = ctx.mean, ctx.invstd, namespace(ctx.mean).ones_like(ctx.mean)
         if is_grad_enabled():  # create_graph: Tensor operations throughout, so the backward differentiates too
             mean, invstd, ones = _as_tensors(mean, invstd, ones)
-            if ctx.batch_stats: mean, invstd = moments(x3, (0, 2), ctx.eps)  # recomputed from x: they depend on it
-        dx, dw, db = _as_tensors(*bn_backward(dy3, x3, mean, invstd, ones if weight is None else weight,
+            if ctx.batch_stats: mean, invstd = moments(_ncl(x), (0, 2), ctx.eps)  # recomputed: they depend on x
+        dx, dw, db = _as_tensors(*bn_backward(dy, x, mean, invstd, ones if weight is None else weight,
                                               ctx.batch_stats))
         wanted = lambda i, t: t if ctx.needs_input_grad[i] else None
-        return dx.reshape(x_t.shape), wanted(1, dw), wanted(2, db), None, None, None, None
+        return dx, wanted(1, dw), wanted(2, db), None, None, None, None
 
 # %% ../../nbs/08_norm.ipynb #7cfa0073
 def _dtype_name(dt): return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
@@ -243,13 +258,13 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """Normalize each channel of `input` (N, C, *) by the batch's statistics (`training`, which also updates
     running_mean/var in place when given) or by running_mean/var; then scale by `weight`, shift by `bias`."""
     _check_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
-    x3 = _ncl(input.array)
-    xp = namespace(x3)
-    if input.numel() == 0: mean, var = xp.zeros((x3.shape[1],), dtype=x3.dtype), xp.ones((x3.shape[1],), dtype=x3.dtype)
-    elif training: mean, var = batch_stats(x3)
+    x, c = input.array, input.shape[1]
+    xp = namespace(x)
+    if input.numel() == 0: mean, var = xp.zeros((c,), dtype=x.dtype), xp.ones((c,), dtype=x.dtype)
+    elif training: mean, var = batch_stats(x)
     else: mean, var = (xp.asarray(t.array, copy=True).reshape((-1,)) for t in (running_mean, running_var))
     if training and running_mean is not None and input.numel():
-        _update_running(running_mean, running_var, mean, var, x3.shape[0] * x3.shape[2], momentum)
+        _update_running(running_mean, running_var, mean, var, input.numel() // c, momentum)
     return BatchNormFunction.apply(input, weight, bias, mean, var, eps, training)
 
 def batch_norm_native(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled=True):
