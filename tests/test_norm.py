@@ -411,3 +411,15 @@ def test_norm_monitor_records_each_layer(rng):
     monitor.remove()
     model(x)
     assert len(monitor.activations) == 3 and not model[0]._forward_hooks
+
+# ---------------------------------------------------------------- device "cuda": the general path, in the simulator
+
+def test_norms_on_cuda_under_the_simulator():
+    "BatchNorm2d, LayerNorm and GroupNorm on device 'cuda' (Numba's simulator, a child process) match torch."
+    import os, subprocess, sys
+    from pathlib import Path
+    script = Path(__file__).with_name("norm_cuda_sim.py")
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=os.pathsep.join([str(script.parent.parent), str(script.parent)]))
+    result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "normalization simulator checks passed" in result.stdout, result.stdout
