@@ -423,3 +423,19 @@ def test_norms_on_cuda_under_the_simulator():
     result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "normalization simulator checks passed" in result.stdout, result.stdout
+
+def test_factory_arguments_and_resets(rng):
+    "device= and dtype= place parameters and buffers as PyTorch's factory arguments do; the resets restore them."
+    bn = nn.BatchNorm2d(3, device="cpu", dtype=mt.float64)
+    assert {(str(t.device), str(t.dtype)) for t in bn.state_dict().values()} == {("cpu", "float64"), ("cpu", "int64")}
+    for mod in (nn.LayerNorm((2, 3), device="cpu", dtype=mt.float64), nn.GroupNorm(1, 3, device="cpu", dtype=mt.float64)):
+        assert {(str(p.device), str(p.dtype)) for p in mod.parameters()} == {("cpu", "float64")}
+    ours, theirs = nn.BatchNorm1d(4), torch.nn.BatchNorm1d(4)
+    x = rng.standard_normal((8, 4)).astype(np.float32) * 3 + 2
+    ours(mt.tensor(x)); theirs(torch.tensor(x))
+    ours.reset_running_stats(); theirs.reset_running_stats()
+    for (name, a), b in zip(ours.state_dict().items(), theirs.state_dict().values()):
+        np.testing.assert_array_equal(to_numpy(a), b.numpy(), err_msg=name)
+    with mt.no_grad(): ours.weight.fill_(3.0)
+    ours.reset_parameters()
+    assert to_numpy(ours.weight).tolist() == [1.0] * 4 and to_numpy(ours.bias).tolist() == [0.0] * 4
