@@ -111,8 +111,8 @@ def channel_stats(x):
     mean, m2 = chan_merge(counts, means, m2s)  # 06a's merge of (count, mean, M2), in float64
     return mean.astype(x.dtype), (m2 / (n * l)).astype(x.dtype)
 
-# %% ../../nbs/08_norm.ipynb #0a44946a
-def _sum(a, axes, keepdims=False):
+# %% ../../nbs/08_norm.ipynb #71f57470
+def _axis_sum(a, axes, keepdims=False):
     "Sum over `axes`, for an array of any device or for a Tensor."
     if isinstance(a, Tensor): return a.sum(axes, keepdim=keepdims)
     return namespace(a).sum(a, axis=axes, keepdims=keepdims)
@@ -129,7 +129,7 @@ def moments(a, axes, eps):
 def normalized_grad(g, xhat, invstd, axes):
     "dL/dx from g = dL/dx̂, x̂ = (x - mean)·invstd over `axes`: invstd·(g - ḡ - x̂·mean(gx̂))."
     n = max(math.prod(g.shape[a] for a in axes), 1)  # an empty batch has nothing to average
-    return invstd * (g - _sum(g, axes, True) / n - xhat * (_sum(g * xhat, axes, True) / n))
+    return invstd * (g - _axis_sum(g, axes, True) / n - xhat * _axis_sum(g * xhat, axes, True) / n)
 
 # %% ../../nbs/08_norm.ipynb #d541ce5c
 @njit(parallel=True, cache=True, fastmath=SUMS)
@@ -214,7 +214,7 @@ def bn_backward(dy, x, mean, invstd, weight, batch_stats):
     xhat = (x3 - _channels(mean)) * invstd3
     g = dy3 * _channels(weight)
     dx = normalized_grad(g, xhat, invstd3, (0, 2)) if batch_stats else g * invstd3
-    return dx.reshape(x.shape), _sum(dy3 * xhat, (0, 2)), _sum(dy3, (0, 2))
+    return dx.reshape(x.shape), _axis_sum(dy3 * xhat, (0, 2)), _axis_sum(dy3, (0, 2))
 
 # %% ../../nbs/08_norm.ipynb #116fdb5d
 def _as_tensors(*arrays):
@@ -438,7 +438,7 @@ class LayerNormFunction(Function):
         xhat = (rows - stats[0]) * stats[1]
         g = dy if weight is None else dy * weight.reshape((1, -1))
         dx = normalized_grad(g, xhat, stats[1], (1,))
-        dx, dw, db = _as_tensors(dx, _sum(dy * xhat, (0,)), _sum(dy, (0,)))
+        dx, dw, db = _as_tensors(dx, _axis_sum(dy * xhat, (0,)), _axis_sum(dy, (0,)))
         wanted = lambda i, t: t.reshape(ctx.affine_shape) if ctx.needs_input_grad[i] else None
         return dx.reshape(x_t.shape), wanted(1, dw), wanted(2, db), None, None
 
@@ -466,7 +466,7 @@ class GroupNormFunction(Function):
         g = dy3 if weight is None else dy3 * weight.reshape((1, -1, 1))
         dx = normalized_grad(g.reshape(ctx.groups), xhat, invstd, (2,))
         xhat = xhat.reshape(x3.shape)
-        dx, dw, db = _as_tensors(dx, _sum(dy3 * xhat, (0, 2)), _sum(dy3, (0, 2)))
+        dx, dw, db = _as_tensors(dx, _axis_sum(dy3 * xhat, (0, 2)), _axis_sum(dy3, (0, 2)))
         wanted = lambda i, t: t if ctx.needs_input_grad[i] else None
         return dx.reshape(x_t.shape), wanted(1, dw), wanted(2, db), None, None
 
