@@ -282,6 +282,37 @@ def im2col_bandwidth():
                               32, 32, np.float32(0))
     return ours, (lambda: np.copyto(cols, src))
 
+# --- chapter 08: normalization --------------------------------------------------------------------------------
+
+def _batchnorm2d_pair(device, shape=(64, 64, 32, 32)):
+    """BatchNorm2d forward + backward in training mode, ours on `device` against torch's on the CPU, both on as many
+    threads as Numba uses (torch.set_num_threads), the same input and upstream gradient."""
+    import numba, torch
+    import minitorch_nb as mt
+    torch.set_num_threads(numba.get_num_threads())
+    rng = np.random.default_rng(0)
+    x_np, g_np = (rng.standard_normal(shape).astype(np.float32) for _ in range(2))
+    bn, tbn = mt.nn.BatchNorm2d(shape[1]).to(device), torch.nn.BatchNorm2d(shape[1])
+    x, g = mt.tensor(x_np, device=device, requires_grad=True), mt.tensor(g_np, device=device)
+    tx, tg = torch.tensor(x_np, requires_grad=True), torch.tensor(g_np)
+    def ours():
+        x.grad = bn.weight.grad = bn.bias.grad = None
+        bn(x).backward(g)
+    def theirs():
+        tx.grad = tbn.weight.grad = tbn.bias.grad = None
+        tbn(tx).backward(tg)
+    return ours, theirs
+
+@benchmark("BatchNorm2d fwd+bwd (64,64,32,32) f32 on 'cpu', same threads", "torch", target=1.5)
+def batchnorm2d_cpu(): return _batchnorm2d_pair("cpu")
+
+@benchmark("BatchNorm2d fwd+bwd (64,64,32,32) f32 on 'cpu' vs on 'numpy' (kernels vs formulas)", "minitorch_nb numpy",
+           target=1.0)
+def batchnorm2d_cpu_vs_numpy():
+    ours, _ = _batchnorm2d_pair("cpu")
+    theirs, _ = _batchnorm2d_pair("numpy")
+    return ours, theirs
+
 # --- driver -------------------------------------------------------------------------------------------
 
 def versions():

@@ -70,3 +70,5 @@ from . import accelerator
 from .nn.functional import relu
 # PyTorch's torch.conv2d & co. (chapter 07): the same functions as F.conv2d
 from .nn.functional import conv1d, conv2d, conv_transpose1d, conv_transpose2d, max_pool2d
+# torch.layer_norm, torch.group_norm, and torch.batch_norm in its own argument order (chapter 08)
+from .nn.norm import layer_norm, group_norm, batch_norm_native as batch_norm

@@ -566,3 +566,23 @@ fn("fold", A(2, 7, 12), (4, 5), 2, raises=True, id="F.fold-not-divisible")
 fn("interpolate", A(2, 3, 3, 4), scale_factor=2, id="F.interpolate")
 fn("interpolate", A(2, 3, 5), size=7, mode="nearest-exact", id="F.interpolate-exact")
 fn("interpolate", A(2, 3, 3, 4), raises=True, id="F.interpolate-no-size")
+# --- chapter 08: normalization and channel dropout (tests/test_norm.py has the modules and running statistics) --
+_STATS = (A(4, grad=False), A(4, lo=0.5, hi=2.0, grad=False))  # running mean and variance: buffers, no grad
+fn("batch_norm", cases=[(A(6, 4), None, None, A(4), A(4)), (A(5, 4, 3), *_STATS, A(4), A(4)),
+                        (A(4, 6, layout="T"), *_STATS), (A(3, 4, 2, 2), None, None, None, A(4))],
+   training=True, id="F.batch_norm-train")
+fn("batch_norm", cases=[(A(5, 4, 3), *_STATS, A(4), A(4)), (A(4, 6, layout="T"), *_STATS)], id="F.batch_norm-eval")
+fn("batch_norm", A(1, 4), None, None, training=True, raises=True, id="F.batch_norm-one-value")
+fn("batch_norm", A(5, 4), *_STATS, A(3), raises=True, id="F.batch_norm-weight-size")
+op("batch_norm", A(6, 4), A(4), A(4), None, None, True, 0.1, 1e-5, False, forms=("torch",), id="batch_norm-native")
+fn("layer_norm", cases=[(A(3, 4), (4,), A(4), A(4)), (A(2, 3, 4), [3, 4]), (A(4, 3, layout="T"), (4,), None, A(4))],
+   id="F.layer_norm")
+fn("layer_norm", A(3, 4), (5,), raises=True, id="F.layer_norm-shape")
+op("layer_norm", A(2, 3, 4), (3, 4), A(3, 4), forms=("torch",), id="layer_norm-torch")
+fn("group_norm", cases=[(A(2, 6, 3), 3, A(6), A(6)), (A(4, 6), 2), (A(2, 4, 2, 2), 4, A(4))], id="F.group_norm")
+fn("group_norm", A(2, 5, 3), 2, raises=True, id="F.group_norm-groups")
+op("group_norm", A(2, 6, 3), 2, A(6), forms=("torch",), id="group_norm-torch")
+for _n, _shape in (("dropout1d", (2, 3, 4)), ("dropout2d", (2, 3, 4, 4)), ("dropout3d", (2, 3, 2, 2, 2))):
+    fn(_n, A(*_shape), p=0.0, id=f"F.{_n}-p0")  # random masks: tests/test_norm.py checks their statistics
+    fn(_n, A(*_shape), p=0.5, training=False, id=f"F.{_n}-eval")
+    fn(_n, A(*_shape), p=1.5, raises=True, id=f"F.{_n}-bad-p")
