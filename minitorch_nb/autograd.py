@@ -577,7 +577,8 @@ def run_backward(outputs, gradients, retain_graph, create_graph, inputs=None):
                 wanted[id(node)] = grad
                 if isinstance(node, AccumulateGrad): continue
             if isinstance(node, AccumulateGrad):
-                _accumulate(node.variable, grad, create_graph)
+                # autograd.grad returns the asked-for gradients and leaves every .grad alone
+                if wanted is None: _accumulate(node.variable, grad, create_graph)
                 continue
             retained = node._retained() if node._retained is not None else None
             if retained is not None and wanted is None: _accumulate(retained, grad, create_graph)

@@ -184,6 +184,22 @@ def test_grad_does_not_touch_dot_grad_and_supports_nonleaf_inputs():
     (gh, gx) = grad((h * h).sum(), [h, x])
     assert gh.tolist() == [6.0, 12.0] and gx.tolist() == [18.0, 36.0] and x.grad is None
 
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_grad_leaves_the_grad_of_other_leaves_alone_like_torch(create_graph):
+    "autograd.grad w.r.t. a alone must not accumulate into b.grad (nor a.grad), as in torch."
+    results = []
+    for lib in (mt, torch):
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        b = lib.tensor([3.0, 4.0], requires_grad=True)
+        w = lib.tensor([0.5, -1.0], requires_grad=True)
+        w.grad = lib.tensor([10.0, 10.0])  # an earlier backward's gradient, kept
+        (ga,) = lib.autograd.grad((a * b * w).sum(), [a], create_graph=create_graph)
+        results.append((ga.detach().numpy(), a.grad, b.grad, w.grad.numpy()))
+    (ours, theirs) = results
+    np.testing.assert_allclose(ours[0], theirs[0])
+    assert ours[1] is None and theirs[1] is None and ours[2] is None and theirs[2] is None
+    np.testing.assert_array_equal(ours[3], theirs[3])
+
 def test_detach_shares_storage_and_version():
     v = mt.tensor([1.0, 2.0], requires_grad=True)
     d = v.detach()
