@@ -261,9 +261,12 @@ def test_generator_matches_global_seed_and_state_roundtrip():
 # ---------------------------------------------------------------- IDX files and datasets
 def test_shipped_files_match_their_checksums():
     readme = (ROOT / "data" / "README.md").read_text()
-    for path, digest in re.findall(r"`((?:mnist|fashion_mnist)/[^`]+\.gz)` \| [\d,]+ \| `([0-9a-f]{64})`", readme):
+    shipped = r"`((?:mnist|fashion_mnist)/[^`]+\.gz|tinyshakespeare/input\.txt)` \| [\d,]+ \| `([0-9a-f]{64})`"
+    for path, digest in re.findall(shipped, readme):
         assert hashlib.sha256((ROOT / "data" / path).read_bytes()).hexdigest() == digest, path
-    assert len(re.findall(r"\.gz` \|", readme)) == 4
+    assert len(re.findall(r"\.gz` \|", readme)) == 4 and "`tinyshakespeare/input.txt` |" in readme
+    assert hashlib.sha256((ROOT / "data" / "tinyshakespeare" / "input.txt").read_bytes()).hexdigest() == (
+        "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed")
 
 
 def test_mnist_files():
