@@ -217,8 +217,8 @@ def test_pooling_gradients_by_finite_differences():
 # ------------------------------------------------------------------------------------------ unfold, fold, interpolate
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=(2, 3), dilation=(2, 1), padding=1, stride=(1, 2))],
-                         ids=str)
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=(2, 3), dilation=(2, 1), padding=1, stride=(1, 2)),
+                                dict(kernel_size=3, dilation=2, padding=2, stride=2)], ids=str)
 def test_unfold_and_fold_match_torch(device, rng, dtype, kw):
     x = rng.standard_normal((2, 3, 6, 7)).astype(dtype)
     check_op(lambda a: F.unfold(a, **kw), lambda a: TF.unfold(a, **kw), [x], device, dtype, rng)
@@ -226,6 +226,28 @@ def test_unfold_and_fold_match_torch(device, rng, dtype, kw):
     blocks = TF.unfold(torch.tensor(x), **kw).numpy()
     check_op(lambda a: F.fold(a, (6, 7), **kw), lambda a: TF.fold(a, (6, 7), **kw), [blocks], device, dtype, rng)
     check_op(lambda a: F.fold(a, (6, 7), **kw), lambda a: TF.fold(a, (6, 7), **kw), [blocks[1]], device, dtype, rng)
+
+# (kernel, stride, padding, dilation): overlapping and gapped windows, strides and dilations of 2 and 3
+COL2IM_GEOMETRIES = [((3, 3), (1, 1), (1, 1), (1, 1)), ((3, 3), (2, 2), (1, 1), (2, 2)), ((2, 3), (2, 1), (0, 2), (2, 1)),
+                     ((3, 2), (3, 2), (2, 1), (1, 3)), ((1, 1), (2, 2), (0, 0), (1, 1)), ((4, 4), (2, 3), (3, 1), (2, 2))]
+
+@pytest.mark.parametrize("geometry", COL2IM_GEOMETRIES, ids=str)
+def test_col2im_of_numpy_and_cpu_equals_torchs_fold(rng, geometry):
+    "col2im (numpy's strided adds; the Numba kernel) against torch's fold, for the matrix layout of the GEMMs."
+    (kh, kw), stride, padding, dilation = geometry
+    N, K, H, W = 2, 3, 9, 8
+    sizes = zip((H, W), (kh, kw), stride, padding, dilation)
+    ho, wo = (C.conv_out_size(n, k, s, 2 * p, d) for n, k, s, p, d in sizes)  # conv_out_size: both sides' padding
+    win = C.Windows((kh, kw), stride, padding, dilation, (ho, wo))
+    blocks = rng.standard_normal((N, K * kh * kw, ho * wo))
+    want = TF.fold(torch.tensor(blocks), (H, W), (kh, kw), dilation, padding, stride).numpy()
+    cols = np.ascontiguousarray(blocks.transpose(1, 0, 2).reshape(K * kh * kw, N * ho * wo))  # (C·kh·kw, N·L)
+    np.testing.assert_allclose(C.col2im_numpy(cols, (N, K, H, W), win), want, rtol=1e-12, atol=1e-12)
+    got = C.col2im(mt.tensor(cols, device="cpu").array, (N, K, H, W), win).to_numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    x = rng.standard_normal((N, K, H, W))  # and im2col against unfold, for the same geometry
+    unfolded = TF.unfold(torch.tensor(x), (kh, kw), dilation, padding, stride).numpy()
+    np.testing.assert_array_equal(C.im2col_numpy(x, win), unfolded.transpose(1, 0, 2).reshape(K * kh * kw, -1))
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape, kw", [

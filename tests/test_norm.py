@@ -439,3 +439,21 @@ def test_factory_arguments_and_resets(rng):
     with mt.no_grad(): ours.weight.fill_(3.0)
     ours.reset_parameters()
     assert to_numpy(ours.weight).tolist() == [1.0] * 4 and to_numpy(ours.bias).tolist() == [0.0] * 4
+
+def test_small_cnn_with_batchnorm_matches_torchs_conv_bn_relu_pool(device, rng):
+    "Chapter 07's small_cnn(norm=BatchNorm2d), in training mode, against torch's conv-BN-ReLU-pool stages."
+    from minitorch_nb.nn.conv import small_cnn
+    theirs = torch.nn.Sequential(
+        torch.nn.Conv2d(1, 8, 3, padding=1), torch.nn.BatchNorm2d(8), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+        torch.nn.Conv2d(8, 16, 3, padding=1), torch.nn.BatchNorm2d(16), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+        torch.nn.Flatten(), torch.nn.Dropout(0.0), torch.nn.Linear(16 * 4 * 4, 10))
+    ours = small_cnn(widths=(8, 16), image_size=16, dropout=0.0, norm=nn.BatchNorm2d)
+    assert [type(m).__name__ for m in ours] == [type(m).__name__ for m in theirs]
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    with torch.no_grad():
+        for m in theirs:
+            if isinstance(m, torch.nn.BatchNorm2d):  # weight and bias away from 1 and 0, which would hide mistakes
+                m.weight.copy_(torch.tensor(rng.standard_normal(m.num_features)))
+                m.bias.copy_(torch.tensor(rng.standard_normal(m.num_features)))
+    load_torch_state(ours, theirs, device)
+    step_both(ours, theirs, rng.standard_normal((6, 1, 16, 16)).astype(np.float32), device, rng, TOL[np.float32])

@@ -1127,10 +1127,13 @@ class Upsample(Module):
         return f"{which}, mode={self.mode!r}"
 
 # %% ../../nbs/07_conv.ipynb #cf1c19e1
-def small_cnn(in_channels=1, num_classes=10, widths=(32, 64), image_size=28, dropout=0.25):
-    "This chapter's CNN: two (3×3 convolution, ReLU, 2×2 max pool) stages, dropout and a linear classifier."
+def small_cnn(in_channels=1, num_classes=10, widths=(32, 64), image_size=28, dropout=0.25, norm=None):
+    """This chapter's CNN: two (3×3 convolution, ReLU, 2×2 max pool) stages, dropout and a linear classifier;
+    `norm(channels)`, if given, makes a layer that goes between each convolution and its ReLU."""
+    def stage(c_in, c_out):
+        normalize = [] if norm is None else [norm(c_out)]
+        return [Conv2d(c_in, c_out, 3, padding=1), *normalize, ReLU(), MaxPool2d(2)]
     c1, c2 = widths
     side = image_size // 4  # each pooling halves the image
-    return Sequential(Conv2d(in_channels, c1, 3, padding=1), ReLU(), MaxPool2d(2),
-                      Conv2d(c1, c2, 3, padding=1), ReLU(), MaxPool2d(2),
+    return Sequential(*stage(in_channels, c1), *stage(c1, c2),
                       Flatten(), Dropout(dropout), Linear(c2 * side * side, num_classes))
