@@ -1,5 +1,4 @@
 "Chapter 09a: mixed precision (mt.autocast, mt.amp.GradScaler) against PyTorch's torch.autocast and torch.amp."
-import warnings
 import numpy as np
 import pytest
 import torch

@@ -1,5 +1,4 @@
 "Chapter 09a: activation checkpointing (mt.utils.checkpoint) against PyTorch's torch.utils.checkpoint."
-import warnings
 import numpy as np
 import pytest
 import torch
