@@ -75,15 +75,16 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx, *grads):
-        tensors = ctx.saved_tensors
-        n = len(ctx.rerun.slots)
-        inputs = _detached(tensors[:n])
+        tensors, n = ctx.saved_tensors, len(ctx.rerun.slots)
+        higher = is_grad_enabled()  # backward(create_graph=True): the new graph must hang on the real inputs
+        inputs = list(tensors[:n]) if higher else _detached(tensors[:n])
         with enable_grad(): outs = _as_tuple(ctx.rerun(inputs))
         used = [(o, g) for o, g in zip(outs, grads) if g is not None and o.requires_grad]
-        wanted = [t for t in inputs + list(tensors[n:]) if t.requires_grad]
-        found = iter(grad([o for o, _ in used], wanted, [g for _, g in used], allow_unused=True) if used and wanted
-                     else [None] * len(wanted))
-        return (None, None, *(next(found) if t.requires_grad else None for t in inputs + list(tensors[n:])))
+        every = inputs + list(tensors[n:])
+        wanted = [t for t in every if t.requires_grad]
+        found = iter(grad([o for o, _ in used], wanted, [g for _, g in used], allow_unused=True,
+                          create_graph=higher) if used and wanted else [None] * len(wanted))
+        return (None, None, *(next(found) if t.requires_grad else None for t in every))
 
 # %% ../nbs/09a_memory.ipynb #c09a0012
 def _leaves_reached(outs, inputs):
@@ -276,7 +277,7 @@ class autocast(contextlib.ContextDecorator):
         _Autocast.hook = _retype if any(on for on, _ in _REGIONS.values()) else None
         return False
 
-# %% ../nbs/09a_memory.ipynb #c09a0050
+# %% ../nbs/09a_memory.ipynb #c09a0052
 _READY, _UNSCALED, _STEPPED = "ready", "unscaled", "stepped"  # where an optimizer is in one iteration
 
 class GradScaler:
@@ -305,7 +306,7 @@ class GradScaler:
         assert self._scale is not None, (f"Attempted {funcname} but _scale is None.  This may indicate your script "
                                          "did not use scaler.scale(loss or outputs) earlier in the iteration.")
 
-# %% ../nbs/09a_memory.ipynb #c09a0051
+# %% ../nbs/09a_memory.ipynb #c09a0053
 @patch
 def scale(self: GradScaler, outputs):
     "Multiply a loss (or a list or tuple of outputs) by the current scale."
@@ -324,7 +325,7 @@ def get_scale(self: GradScaler):
     if not self._enabled: return 1.0
     return self._init_scale if self._scale is None else self._scale.item()
 
-# %% ../nbs/09a_memory.ipynb #c09a0052
+# %% ../nbs/09a_memory.ipynb #c09a0054
 @patch
 def unscale_(self: GradScaler, optimizer):
     "Divide the optimizer's gradients by the scale, in place, and note whether any is inf or NaN."
@@ -344,7 +345,7 @@ def unscale_(self: GradScaler, optimizer):
             with no_grad(): p.grad.mul_(inv)
     state["found_inf"], state["stage"] = float(found), _UNSCALED
 
-# %% ../nbs/09a_memory.ipynb #c09a0053
+# %% ../nbs/09a_memory.ipynb #c09a0055
 @patch
 def step(self: GradScaler, optimizer, *args, **kwargs):
     "Unscale (if not done yet) and take the optimizer's step, unless a gradient was inf or NaN."
@@ -360,7 +361,7 @@ def step(self: GradScaler, optimizer, *args, **kwargs):
     state["stage"] = _STEPPED
     return result
 
-# %% ../nbs/09a_memory.ipynb #c09a0054
+# %% ../nbs/09a_memory.ipynb #c09a0056
 @patch
 def update(self: GradScaler, new_scale=None):
     """Adjust the scale: times backoff_factor after an inf or NaN (and restart the count), times growth_factor
@@ -389,7 +390,7 @@ def _given_scale(self: GradScaler, new_scale):
     assert new_scale.requires_grad is False, reason
     return new_scale.item()
 
-# %% ../nbs/09a_memory.ipynb #c09a0055
+# %% ../nbs/09a_memory.ipynb #c09a0057
 @patch
 def get_growth_factor(self: GradScaler): return self._growth_factor
 @patch

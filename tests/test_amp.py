@@ -224,3 +224,16 @@ def test_cuda_scaler_without_cuda_disables_itself():
     if mt.cuda.is_available(): pytest.skip("a GPU is present")
     with pytest.warns(UserWarning, match="CUDA is not available"): sc = mt.amp.GradScaler()
     assert not sc.is_enabled()
+
+def test_scaler_on_every_device(device):
+    "The same injected-overflow run on each device gives the scales and weights of torch's CPU scaler."
+    (lin, opt, sc), (tlin, topt, tsc) = scaler_pair(growth_interval=2)
+    lin.to(device)
+    for i in range(6):
+        for l, o, s, lib, dev in ((lin, opt, sc, mt, device), (tlin, topt, tsc, torch, "cpu")):
+            o.zero_grad()
+            s.scale(l(lib.ones(2, 3, device=dev)).sum()).backward()
+            if i == 1: l.weight.grad[0, 0] = float("inf")
+            s.step(o); s.update()
+        assert sc.get_scale() == tsc.get_scale()
+        np.testing.assert_allclose(lin.weight.detach().to("numpy").numpy(), tlin.weight.detach().numpy(), rtol=1e-6)

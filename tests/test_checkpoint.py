@@ -158,3 +158,42 @@ def test_memory_at_sqrt_n_segments():
     step(1)
     peak = {k: measure_memory(lambda: step(k))[2] for k in (1, 8)}
     assert peak[8] <= peak[1] / 3
+
+def test_second_derivatives_through_checkpoint():
+    "backward(create_graph=True) through a checkpoint gives differentiable gradients, as PyTorch's does."
+    def f(t): return (t * t * t).sin()
+    x = np.linspace(-1, 1, 5).astype(np.float64)
+    xo, xt = mt.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    h, ht = xo * 2, xt * 2   # a non-leaf input
+    g, = mt.autograd.grad(checkpoint(f, h).sum(), xo, create_graph=True)
+    gt, = torch.autograd.grad(tcp.checkpoint(f, ht, use_reentrant=False).sum(), xt, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), gt.detach().numpy(), rtol=1e-12)
+    g.sum().backward(); gt.sum().backward()
+    np.testing.assert_allclose(xo.grad.numpy(), xt.grad.numpy(), rtol=1e-12)
+
+def _brute_force_plan(flops, saved, inputs, budget):
+    "Every way to cut the chain into runs, each kept or checkpointed: the least recomputation that fits."
+    import itertools
+    n, best = len(flops), None
+    for cuts in itertools.product([False, True], repeat=n - 1):
+        bounds = [0] + [i + 1 for i, c in enumerate(cuts) if c] + [n]
+        runs = list(zip(bounds, bounds[1:]))
+        for flags in itertools.product([False, True], repeat=len(runs)):
+            if any(not f and b - a > 1 for (a, b), f in zip(runs, flags)): continue  # kept runs are single layers
+            kept = sum(sum(saved[a:b]) if not f else inputs[a] for (a, b), f in zip(runs, flags))
+            cap = max([sum(saved[a:b]) for (a, b), f in zip(runs, flags) if f] or [0])
+            cost = sum(sum(flops[a:b]) for (a, b), f in zip(runs, flags) if f)
+            if kept + cap <= budget and (best is None or (cost, kept + cap) < best): best = (cost, kept + cap)
+    return best
+
+@pytest.mark.parametrize("seed", range(6))
+def test_plan_checkpoints_is_optimal(seed):
+    from minitorch_nb.memory import plan_checkpoints
+    rng = np.random.default_rng(seed)
+    n = 6
+    flops, saved, inputs = (list(rng.integers(1, 20, n)), list(rng.integers(1, 4, n)), list(rng.integers(1, 3, n)))
+    for budget in (4, 7, 10, 30):
+        found = plan_checkpoints(flops, saved, inputs, budget)
+        expected = _brute_force_plan(flops, saved, inputs, budget)
+        assert (found is None) == (expected is None)
+        if found: assert found[:2] == expected
