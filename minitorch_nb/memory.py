@@ -45,8 +45,10 @@ def rng_restored(state):
 class _Rerun:
     "What a checkpoint keeps to run `fn` again: the function, its non-tensor arguments, the random state."
     def __init__(self, fn, args, kwargs, rng):
-        self.fn, self.args, self.kwargs, self.rng = fn, args, kwargs, rng
         self.slots = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        # the tensors themselves are the node's saved tensors, freed after backward
+        self.args = [None if isinstance(a, Tensor) else a for a in args]
+        self.fn, self.kwargs, self.rng = fn, kwargs, rng
 
     def __call__(self, tensors, replay=True):
         "Run fn on `tensors` in place of the tensor arguments; a replay starts from the saved random state."
@@ -69,7 +71,7 @@ class CheckpointFunction(Function):
     activations, and runs the function again in backward to get them back."""
     @staticmethod
     def forward(ctx, rerun, outputs, *tensors):
-        ctx.rerun, ctx.n_outputs = rerun, len(outputs)
+        ctx.rerun = rerun
         ctx.save_for_backward(*tensors)
         return outputs if len(outputs) > 1 else outputs[0]
 
@@ -88,8 +90,8 @@ class CheckpointFunction(Function):
 
 # %% ../nbs/09a_memory.ipynb #c09a0012
 def _leaves_reached(outs, inputs):
-    """The leaves that require grad which the graph of `outs` reaches, besides `inputs` (a module's parameters);
-    raises if the graph runs into a graph made before the call."""
+    """The leaves that require grad which the graph of `outs` reaches, besides `inputs` (a module's parameters),
+    and weak references to the graph's other nodes."""
     nodes = [n for o in outs if o.requires_grad for n in graph_nodes(o)]
     mine = {id(t) for t in inputs}
     leaves = {id(n.variable): n.variable for n in nodes
@@ -98,10 +100,12 @@ def _leaves_reached(outs, inputs):
     return list(leaves.values()), inner
 
 def _check_self_contained(inner):
-    "After the call's own graph is dropped, a node still alive belongs to a graph made outside the call."
+    """Once the call's outputs are detached its graph should be gone: a node still alive belongs to a graph made
+    outside the call (or the function kept one of its intermediate tensors)."""
     if any(r() is not None for r in inner):
-        raise RuntimeError("checkpoint: the function uses a tensor that was computed (not a leaf) outside it; pass "
-                           "that tensor as an argument so its gradient can flow back")
+        raise RuntimeError("checkpoint: the function uses a tensor that was computed (not a leaf) outside it, or "
+                           "keeps one of its own intermediate tensors; pass that tensor as an argument so its "
+                           "gradient can flow back")
 
 # %% ../nbs/09a_memory.ipynb #c09a0013
 def checkpoint(function, *args, use_reentrant=False, preserve_rng_state=True, **kwargs):
@@ -171,7 +175,7 @@ def _run_layers(layers):
         return x
     return run
 
-# %% ../nbs/09a_memory.ipynb #c09a0031
+# %% ../nbs/09a_memory.ipynb #c09a0035
 def plan_checkpoints(flops, saved, inputs, budget):
     """The plan with the least recomputation whose peak (kept activations + stored run inputs + the largest
     recomputed run) fits `budget`. Layer i costs flops[i], keeps saved[i] units and reads an input of inputs[i]
@@ -193,14 +197,14 @@ def _offer(plans, kept, cost, runs):
     "Keep, for each amount of kept memory, the cheapest plan."
     if kept not in plans or cost < plans[kept][0]: plans[kept] = (cost, runs)
 
-# %% ../nbs/09a_memory.ipynb #c09a0040
+# %% ../nbs/09a_memory.ipynb #c09a0044
 def round_to_bfloat16(x):
     "float32 values rounded to the nearest bfloat16 (ties to even), returned as float32: bfloat16 emulated."
     bits = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
     bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
     return bits.astype(np.uint32).view(np.float32)
 
-# %% ../nbs/09a_memory.ipynb #c09a0043
+# %% ../nbs/09a_memory.ipynb #c09a0047
 def _floating_low():
     "The low-precision float dtypes this build has: float16, and bfloat16 where numpy has one."
     return tuple(d for d in (float16, bfloat16) if not isinstance(d, _Unavailable))
@@ -209,7 +213,8 @@ def _device_type(device):
     "Autocast's device type of a tensor's device: host devices ('numpy', 'cpu') are 'cpu'."
     return "cuda" if device == "cuda" else "cpu"
 
-_REGIONS = {"cpu": (False, None), "cuda": (False, None)}  # device type -> (enabled, dtype) in force now
+# device type -> (enabled, dtype) in force now; one state for the process (PyTorch keeps one per thread)
+_REGIONS = {"cpu": (False, None), "cuda": (False, None)}
 
 def is_autocast_enabled(device_type="cuda"):
     "Whether an autocast region for `device_type` is active (PyTorch's torch.is_autocast_enabled)."
@@ -217,9 +222,9 @@ def is_autocast_enabled(device_type="cuda"):
 
 def get_autocast_dtype(device_type):
     "The dtype autocast computes in for `device_type`: its region's, else the device's default."
-    return _REGIONS[device_type][1] or _DEFAULT_DTYPES[device_type]()
+    return _REGIONS[device_type][1] or _DEFAULT_DTYPES[device_type]
 
-# %% ../nbs/09a_memory.ipynb #c09a0044
+# %% ../nbs/09a_memory.ipynb #c09a0048
 def _eligible(t, policy, dtype):
     "Does autocast cast this tensor? Floats only; float64 stays float64, as in PyTorch."
     if policy == "fp32": return t.dtype in _floating_low()
@@ -237,14 +242,16 @@ def _retype(policy, op, args, kwargs):
     try: return op(*args, **kwargs)
     finally: _Autocast.hook = hook
 
-# %% ../nbs/09a_memory.ipynb #c09a0045
-def _cpu_default():
-    if isinstance(bfloat16, _Unavailable):
-        raise TypeError("autocast('cpu') computes in bfloat16 by default, but numpy has no bfloat16 dtype in "
-                        "this build: pass dtype=mt.float16")
-    return bfloat16
+# %% ../nbs/09a_memory.ipynb #c09a0049
+_DEFAULT_DTYPES = {"cpu": bfloat16, "cuda": float16}  # PyTorch's defaults
 
-_DEFAULT_DTYPES = {"cpu": _cpu_default, "cuda": lambda: float16}
+def _low_dtype(device_type, dtype):
+    "The dtype an autocast region computes in, checked: this build may lack bfloat16."
+    if dtype is None and isinstance(_DEFAULT_DTYPES[device_type], _Unavailable):
+        raise TypeError(f"autocast({device_type!r}) computes in bfloat16 by default, but numpy has no bfloat16 dtype "
+                        "in this build: pass dtype=mt.float16")
+    if isinstance(dtype, _Unavailable): raise TypeError(f"autocast: {dtype.name} is not available: {dtype.why}")
+    return dtype or _DEFAULT_DTYPES[device_type]
 
 class autocast(contextlib.ContextDecorator):
     """PyTorch's torch.autocast: inside the region, matmul, linear and convolutions run in `dtype` (low
@@ -255,8 +262,7 @@ class autocast(contextlib.ContextDecorator):
             raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
         if device_type not in _REGIONS:
             raise RuntimeError(f"autocast: unsupported device_type {device_type!r}; use 'cpu' or 'cuda'")
-        if isinstance(dtype, _Unavailable): dtype.dtype  # raises its TypeError: the dtype is missing here
-        self.device, self.fast_dtype = device_type, dtype or _DEFAULT_DTYPES[device_type]()
+        self.device, self.fast_dtype = device_type, _low_dtype(device_type, dtype)
         self._enabled, self._outer = bool(enabled), []
         if self._enabled and device_type == "cpu" and self.fast_dtype not in _floating_low():
             warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
@@ -277,7 +283,7 @@ class autocast(contextlib.ContextDecorator):
         _Autocast.hook = _retype if any(on for on, _ in _REGIONS.values()) else None
         return False
 
-# %% ../nbs/09a_memory.ipynb #c09a0052
+# %% ../nbs/09a_memory.ipynb #c09a0056
 _READY, _UNSCALED, _STEPPED = "ready", "unscaled", "stepped"  # where an optimizer is in one iteration
 
 class GradScaler:
@@ -306,7 +312,7 @@ class GradScaler:
         assert self._scale is not None, (f"Attempted {funcname} but _scale is None.  This may indicate your script "
                                          "did not use scaler.scale(loss or outputs) earlier in the iteration.")
 
-# %% ../nbs/09a_memory.ipynb #c09a0053
+# %% ../nbs/09a_memory.ipynb #c09a0057
 @patch
 def scale(self: GradScaler, outputs):
     "Multiply a loss (or a list or tuple of outputs) by the current scale."
@@ -325,7 +331,7 @@ def get_scale(self: GradScaler):
     if not self._enabled: return 1.0
     return self._init_scale if self._scale is None else self._scale.item()
 
-# %% ../nbs/09a_memory.ipynb #c09a0054
+# %% ../nbs/09a_memory.ipynb #c09a0058
 @patch
 def unscale_(self: GradScaler, optimizer):
     "Divide the optimizer's gradients by the scale, in place, and note whether any is inf or NaN."
@@ -345,7 +351,7 @@ def unscale_(self: GradScaler, optimizer):
             with no_grad(): p.grad.mul_(inv)
     state["found_inf"], state["stage"] = float(found), _UNSCALED
 
-# %% ../nbs/09a_memory.ipynb #c09a0055
+# %% ../nbs/09a_memory.ipynb #c09a0059
 @patch
 def step(self: GradScaler, optimizer, *args, **kwargs):
     "Unscale (if not done yet) and take the optimizer's step, unless a gradient was inf or NaN."
@@ -361,7 +367,7 @@ def step(self: GradScaler, optimizer, *args, **kwargs):
     state["stage"] = _STEPPED
     return result
 
-# %% ../nbs/09a_memory.ipynb #c09a0056
+# %% ../nbs/09a_memory.ipynb #c09a0060
 @patch
 def update(self: GradScaler, new_scale=None):
     """Adjust the scale: times backoff_factor after an inf or NaN (and restart the count), times growth_factor
@@ -390,7 +396,7 @@ def _given_scale(self: GradScaler, new_scale):
     assert new_scale.requires_grad is False, reason
     return new_scale.item()
 
-# %% ../nbs/09a_memory.ipynb #c09a0057
+# %% ../nbs/09a_memory.ipynb #c09a0061
 @patch
 def get_growth_factor(self: GradScaler): return self._growth_factor
 @patch

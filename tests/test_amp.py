@@ -237,3 +237,7 @@ def test_scaler_on_every_device(device):
             s.step(o); s.update()
         assert sc.get_scale() == tsc.get_scale()
         np.testing.assert_allclose(lin.weight.detach().to("numpy").numpy(), tlin.weight.detach().numpy(), rtol=1e-6)
+
+def test_default_dtypes_like_torch():
+    assert mt.get_autocast_dtype("cuda") == mt.float16 and torch.get_autocast_dtype("cuda") == torch.float16
+    assert mt.get_autocast_dtype("cpu") is mt.bfloat16 and torch.get_autocast_dtype("cpu") == torch.bfloat16

@@ -197,3 +197,14 @@ def test_plan_checkpoints_is_optimal(seed):
         expected = _brute_force_plan(flops, saved, inputs, budget)
         assert (found is None) == (expected is None)
         if found: assert found[:2] == expected
+
+def test_backward_twice_needs_retain_graph_like_torch():
+    ours, theirs = pair(blocks=2)
+    x = np.ones((2, 8), np.float32)
+    xo, xt = mt.tensor(x, requires_grad=True) * 1, torch.tensor(x, requires_grad=True) * 1
+    y, yt = checkpoint(ours, xo).sum(), tcp.checkpoint(theirs, xt, use_reentrant=False).sum()
+    y.backward(retain_graph=True); yt.backward(retain_graph=True)
+    y.backward(); yt.backward()   # a second pass through the retained graph adds the gradients again
+    for a, b in zip(grads(ours), grads(theirs)): np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    with pytest.raises(RuntimeError): y.backward()
+    with pytest.raises(RuntimeError): yt.backward()
