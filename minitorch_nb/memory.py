@@ -175,7 +175,7 @@ def _run_layers(layers):
         return x
     return run
 
-# %% ../nbs/09a_memory.ipynb #c09a0035
+# %% ../nbs/09a_memory.ipynb #c09a0037
 def plan_checkpoints(flops, saved, inputs, budget):
     """The plan with the least recomputation whose peak (kept activations + stored run inputs + the largest
     recomputed run) fits `budget`. Layer i costs flops[i], keeps saved[i] units and reads an input of inputs[i]
@@ -197,14 +197,14 @@ def _offer(plans, kept, cost, runs):
     "Keep, for each amount of kept memory, the cheapest plan."
     if kept not in plans or cost < plans[kept][0]: plans[kept] = (cost, runs)
 
-# %% ../nbs/09a_memory.ipynb #c09a0044
+# %% ../nbs/09a_memory.ipynb #c09a0046
 def round_to_bfloat16(x):
     "float32 values rounded to the nearest bfloat16 (ties to even), returned as float32: bfloat16 emulated."
     bits = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
     bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
     return bits.astype(np.uint32).view(np.float32)
 
-# %% ../nbs/09a_memory.ipynb #c09a0047
+# %% ../nbs/09a_memory.ipynb #c09a0049
 def _floating_low():
     "The low-precision float dtypes this build has: float16, and bfloat16 where numpy has one."
     return tuple(d for d in (float16, bfloat16) if not isinstance(d, _Unavailable))
@@ -224,7 +224,7 @@ def get_autocast_dtype(device_type):
     "The dtype autocast computes in for `device_type`: its region's, else the device's default."
     return _REGIONS[device_type][1] or _DEFAULT_DTYPES[device_type]
 
-# %% ../nbs/09a_memory.ipynb #c09a0048
+# %% ../nbs/09a_memory.ipynb #c09a0050
 def _eligible(t, policy, dtype):
     "Does autocast cast this tensor? Floats only; float64 stays float64, as in PyTorch."
     if policy == "fp32": return t.dtype in _floating_low()
@@ -242,7 +242,7 @@ def _retype(policy, op, args, kwargs):
     try: return op(*args, **kwargs)
     finally: _Autocast.hook = hook
 
-# %% ../nbs/09a_memory.ipynb #c09a0049
+# %% ../nbs/09a_memory.ipynb #c09a0051
 _DEFAULT_DTYPES = {"cpu": bfloat16, "cuda": float16}  # PyTorch's defaults
 
 def _low_dtype(device_type, dtype):
@@ -283,7 +283,7 @@ class autocast(contextlib.ContextDecorator):
         _Autocast.hook = _retype if any(on for on, _ in _REGIONS.values()) else None
         return False
 
-# %% ../nbs/09a_memory.ipynb #c09a0056
+# %% ../nbs/09a_memory.ipynb #c09a0058
 _READY, _UNSCALED, _STEPPED = "ready", "unscaled", "stepped"  # where an optimizer is in one iteration
 
 class GradScaler:
@@ -312,7 +312,7 @@ class GradScaler:
         assert self._scale is not None, (f"Attempted {funcname} but _scale is None.  This may indicate your script "
                                          "did not use scaler.scale(loss or outputs) earlier in the iteration.")
 
-# %% ../nbs/09a_memory.ipynb #c09a0057
+# %% ../nbs/09a_memory.ipynb #c09a0059
 @patch
 def scale(self: GradScaler, outputs):
     "Multiply a loss (or a list or tuple of outputs) by the current scale."
@@ -331,7 +331,7 @@ def get_scale(self: GradScaler):
     if not self._enabled: return 1.0
     return self._init_scale if self._scale is None else self._scale.item()
 
-# %% ../nbs/09a_memory.ipynb #c09a0058
+# %% ../nbs/09a_memory.ipynb #c09a0060
 @patch
 def unscale_(self: GradScaler, optimizer):
     "Divide the optimizer's gradients by the scale, in place, and note whether any is inf or NaN."
@@ -351,7 +351,7 @@ def unscale_(self: GradScaler, optimizer):
             with no_grad(): p.grad.mul_(inv)
     state["found_inf"], state["stage"] = float(found), _UNSCALED
 
-# %% ../nbs/09a_memory.ipynb #c09a0059
+# %% ../nbs/09a_memory.ipynb #c09a0061
 @patch
 def step(self: GradScaler, optimizer, *args, **kwargs):
     "Unscale (if not done yet) and take the optimizer's step, unless a gradient was inf or NaN."
@@ -367,7 +367,7 @@ def step(self: GradScaler, optimizer, *args, **kwargs):
     state["stage"] = _STEPPED
     return result
 
-# %% ../nbs/09a_memory.ipynb #c09a0060
+# %% ../nbs/09a_memory.ipynb #c09a0062
 @patch
 def update(self: GradScaler, new_scale=None):
     """Adjust the scale: times backoff_factor after an inf or NaN (and restart the count), times growth_factor
@@ -396,7 +396,7 @@ def _given_scale(self: GradScaler, new_scale):
     assert new_scale.requires_grad is False, reason
     return new_scale.item()
 
-# %% ../nbs/09a_memory.ipynb #c09a0061
+# %% ../nbs/09a_memory.ipynb #c09a0063
 @patch
 def get_growth_factor(self: GradScaler): return self._growth_factor
 @patch
