@@ -41,7 +41,7 @@ def rng_restored(state):
     try: yield
     finally: set_rng_state(found)
 
-# %% ../nbs/09a_memory.ipynb #c09a0010
+# %% ../nbs/09a_memory.ipynb #c09a0011
 class _Rerun:
     "What a checkpoint keeps to run `fn` again: the function, its non-tensor arguments, the random state."
     def __init__(self, fn, args, kwargs, rng):
@@ -65,7 +65,7 @@ def _as_tuple(out):
     if isinstance(out, tuple) and all(isinstance(o, Tensor) for o in out): return out
     raise TypeError(f"checkpoint: the function must return a Tensor or a tuple of Tensors, got {type(out).__name__}")
 
-# %% ../nbs/09a_memory.ipynb #c09a0011
+# %% ../nbs/09a_memory.ipynb #c09a0013
 class CheckpointFunction(Function):
     """The graph node of a checkpointed call: it keeps the call's inputs (and the leaves it reached), not its
     activations, and runs the function again in backward to get them back."""
@@ -88,7 +88,7 @@ class CheckpointFunction(Function):
                           create_graph=higher) if used and wanted else [None] * len(wanted))
         return (None, None, *(next(found) if t.requires_grad else None for t in every))
 
-# %% ../nbs/09a_memory.ipynb #c09a0012
+# %% ../nbs/09a_memory.ipynb #c09a0015
 def _leaves_reached(outs, inputs):
     """The leaves that require grad which the graph of `outs` reaches, besides `inputs` (a module's parameters),
     and weak references to the graph's other nodes."""
@@ -107,7 +107,7 @@ def _check_self_contained(inner):
                            "keeps one of its own intermediate tensors; pass that tensor as an argument so its "
                            "gradient can flow back")
 
-# %% ../nbs/09a_memory.ipynb #c09a0013
+# %% ../nbs/09a_memory.ipynb #c09a0017
 def checkpoint(function, *args, use_reentrant=False, preserve_rng_state=True, **kwargs):
     """PyTorch's torch.utils.checkpoint.checkpoint: run `function(*args, **kwargs)` keeping none of its
     activations; backward runs it again (from the same random state) to compute the gradients."""
@@ -124,7 +124,7 @@ def checkpoint(function, *args, use_reentrant=False, preserve_rng_state=True, **
     if not leaves and not any(t.requires_grad for t in tensors): return values if len(values) > 1 else values[0]
     return CheckpointFunction.apply(rerun, values, *tensors, *leaves)
 
-# %% ../nbs/09a_memory.ipynb #c09a0014
+# %% ../nbs/09a_memory.ipynb #c09a0019
 class _ReentrantCheckpoint(Function):
     "PyTorch's older checkpoint: forward without a graph; backward runs a nested backward that fills the leaves."
     @staticmethod
@@ -150,7 +150,7 @@ def _checkpoint_reentrant(function, args, kwargs, preserve_rng_state):
         warnings.warn("None of the inputs have requires_grad=True. Gradients will be None")
     return _ReentrantCheckpoint.apply(rerun, *tensors)
 
-# %% ../nbs/09a_memory.ipynb #c09a0015
+# %% ../nbs/09a_memory.ipynb #c09a0021
 def checkpoint_sequential(functions, segments, input, use_reentrant=False, **kwargs):
     """PyTorch's checkpoint_sequential: cut a list of layers (or a Sequential) into `segments` pieces of equal
     length and checkpoint every piece but the last, which runs as usual."""
@@ -175,7 +175,7 @@ def _run_layers(layers):
         return x
     return run
 
-# %% ../nbs/09a_memory.ipynb #c09a0037
+# %% ../nbs/09a_memory.ipynb #c09a0043
 def plan_checkpoints(flops, saved, inputs, budget):
     """The plan with the least recomputation whose peak (kept activations + stored run inputs + the largest
     recomputed run) fits `budget`. Layer i costs flops[i], keeps saved[i] units and reads an input of inputs[i]
@@ -197,14 +197,14 @@ def _offer(plans, kept, cost, runs):
     "Keep, for each amount of kept memory, the cheapest plan."
     if kept not in plans or cost < plans[kept][0]: plans[kept] = (cost, runs)
 
-# %% ../nbs/09a_memory.ipynb #c09a0046
+# %% ../nbs/09a_memory.ipynb #c09a0052
 def round_to_bfloat16(x):
     "float32 values rounded to the nearest bfloat16 (ties to even), returned as float32: bfloat16 emulated."
     bits = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
     bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
     return bits.astype(np.uint32).view(np.float32)
 
-# %% ../nbs/09a_memory.ipynb #c09a0049
+# %% ../nbs/09a_memory.ipynb #c09a0055
 def _floating_low():
     "The low-precision float dtypes this build has: float16, and bfloat16 where numpy has one."
     return tuple(d for d in (float16, bfloat16) if not isinstance(d, _Unavailable))
@@ -224,7 +224,7 @@ def get_autocast_dtype(device_type):
     "The dtype autocast computes in for `device_type`: its region's, else the device's default."
     return _REGIONS[device_type][1] or _DEFAULT_DTYPES[device_type]
 
-# %% ../nbs/09a_memory.ipynb #c09a0050
+# %% ../nbs/09a_memory.ipynb #c09a0057
 def _eligible(t, policy, dtype):
     "Does autocast cast this tensor? Floats only; float64 stays float64, as in PyTorch."
     if policy == "fp32": return t.dtype in _floating_low()
@@ -242,7 +242,7 @@ def _retype(policy, op, args, kwargs):
     try: return op(*args, **kwargs)
     finally: _Autocast.hook = hook
 
-# %% ../nbs/09a_memory.ipynb #c09a0051
+# %% ../nbs/09a_memory.ipynb #c09a0059
 _DEFAULT_DTYPES = {"cpu": bfloat16, "cuda": float16}  # PyTorch's defaults
 
 def _low_dtype(device_type, dtype):
@@ -283,7 +283,7 @@ class autocast(contextlib.ContextDecorator):
         _Autocast.hook = _retype if any(on for on, _ in _REGIONS.values()) else None
         return False
 
-# %% ../nbs/09a_memory.ipynb #c09a0058
+# %% ../nbs/09a_memory.ipynb #c09a0066
 _READY, _UNSCALED, _STEPPED = "ready", "unscaled", "stepped"  # where an optimizer is in one iteration
 
 class GradScaler:
@@ -312,7 +312,7 @@ class GradScaler:
         assert self._scale is not None, (f"Attempted {funcname} but _scale is None.  This may indicate your script "
                                          "did not use scaler.scale(loss or outputs) earlier in the iteration.")
 
-# %% ../nbs/09a_memory.ipynb #c09a0059
+# %% ../nbs/09a_memory.ipynb #c09a0068
 @patch
 def scale(self: GradScaler, outputs):
     "Multiply a loss (or a list or tuple of outputs) by the current scale."
@@ -331,7 +331,7 @@ def get_scale(self: GradScaler):
     if not self._enabled: return 1.0
     return self._init_scale if self._scale is None else self._scale.item()
 
-# %% ../nbs/09a_memory.ipynb #c09a0060
+# %% ../nbs/09a_memory.ipynb #c09a0070
 @patch
 def unscale_(self: GradScaler, optimizer):
     "Divide the optimizer's gradients by the scale, in place, and note whether any is inf or NaN."
@@ -351,7 +351,7 @@ def unscale_(self: GradScaler, optimizer):
             with no_grad(): p.grad.mul_(inv)
     state["found_inf"], state["stage"] = float(found), _UNSCALED
 
-# %% ../nbs/09a_memory.ipynb #c09a0061
+# %% ../nbs/09a_memory.ipynb #c09a0072
 @patch
 def step(self: GradScaler, optimizer, *args, **kwargs):
     "Unscale (if not done yet) and take the optimizer's step, unless a gradient was inf or NaN."
@@ -367,7 +367,7 @@ def step(self: GradScaler, optimizer, *args, **kwargs):
     state["stage"] = _STEPPED
     return result
 
-# %% ../nbs/09a_memory.ipynb #c09a0062
+# %% ../nbs/09a_memory.ipynb #c09a0074
 @patch
 def update(self: GradScaler, new_scale=None):
     """Adjust the scale: times backoff_factor after an inf or NaN (and restart the count), times growth_factor
@@ -396,7 +396,7 @@ def _given_scale(self: GradScaler, new_scale):
     assert new_scale.requires_grad is False, reason
     return new_scale.item()
 
-# %% ../nbs/09a_memory.ipynb #c09a0063
+# %% ../nbs/09a_memory.ipynb #c09a0076
 @patch
 def get_growth_factor(self: GradScaler): return self._growth_factor
 @patch
