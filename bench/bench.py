@@ -313,6 +313,30 @@ def batchnorm2d_cpu_vs_numpy():
     theirs, _ = _batchnorm2d_pair("numpy")
     return ours, theirs
 
+# --- chapter 09a: activation checkpointing -------------------------------------------------------------
+
+def _checkpointed_step():
+    "One training step of 64 Linear(128)+ReLU blocks on a (256, 128) batch, checkpointed in k segments."
+    import minitorch_nb as mt
+    from minitorch_nb import nn
+    mt.manual_seed(0)
+    net = nn.Sequential(*[nn.Sequential(nn.Linear(128, 128), nn.ReLU()) for _ in range(64)])
+    x = mt.randn(256, 128)
+    def step(k): mt.utils.checkpoint.checkpoint_sequential(net, k, x).square().mean().backward()
+    step(1)  # the gradients exist from here on
+    return step
+
+@benchmark("checkpoint 64 blocks, sqrt(N)=8 segments: peak memory (bytes)", "no checkpointing", target=1 / 3)
+def checkpoint_memory():
+    from minitorch_nb.memory import measure_memory
+    step = _checkpointed_step()
+    return measure_memory(lambda: step(8))[2], measure_memory(lambda: step(1))[2]
+
+@benchmark("checkpoint 64 blocks, sqrt(N)=8 segments: step time", "no checkpointing", target=1.4)
+def checkpoint_time():
+    step = _checkpointed_step()
+    return (lambda: step(8)), (lambda: step(1))
+
 # --- driver -------------------------------------------------------------------------------------------
 
 def versions():

@@ -72,3 +72,6 @@ from .nn.functional import relu
 from .nn.functional import conv1d, conv2d, conv_transpose1d, conv_transpose2d, max_pool2d
 # torch.layer_norm, torch.group_norm, and torch.batch_norm in its own argument order (chapter 08)
 from .nn.norm import layer_norm, group_norm, batch_norm_native as batch_norm
+# activation checkpointing (mt.utils.checkpoint) and mixed precision (mt.amp, mt.autocast): chapter 09a
+from . import memory, amp
+from .memory import autocast, is_autocast_enabled, get_autocast_dtype

@@ -10,11 +10,12 @@ __all__ = ['float32', 'float64', 'float16', 'int64', 'int32', 'int16', 'int8', '
            'Tensor', 'tensor', 'Function', 'AccumulateGrad', 'run_backward', 'backward', 'grad', 'result_type',
            'unbroadcast', 'broadcast_shapes', 'Add', 'Sub', 'Mul', 'Div', 'PowTensor', 'Pow', 'Neg', 'Exp', 'Log',
            'Sin', 'Cos', 'Cast', 'Sum', 'Expand', 'Reshape', 'Permute', 'MatMul', 'GetItem', 'IndexAdd', 'SetItem',
-           'ToDevice', 'graph_nodes', 'draw_graph', 'inference_mode', 'is_inference_mode_enabled', 'Variable',
-           'saved_arrays', 'saved_bytes', 'Dual', 'derivative']
+           'ToDevice', 'autocast_op', 'graph_nodes', 'draw_graph', 'inference_mode', 'is_inference_mode_enabled',
+           'Variable', 'saved_arrays', 'saved_bytes', 'Dual', 'derivative']
 
 # %% ../nbs/00_autograd.ipynb #dbe310bc
 import contextlib
+import functools
 import copy
 import math
 import operator
@@ -1075,6 +1076,22 @@ def __rpow__(self: Tensor, base):
 @patch
 def __neg__(self: Tensor): return Neg.apply(self)
 
+class _Autocast:
+    """The hook an autocast region installs (chapter 09a): None outside one, so ops run as written."""
+    hook = None
+
+def autocast_op(policy):
+    """Mark an op whose tensor arguments autocast may retype on entry, by PyTorch's policy name:
+    'lower_precision_fp' (matmul, linear, conv) or 'fp32' (losses, prod)."""
+    def decorate(op):
+        @functools.wraps(op)
+        def entry(*args, **kwargs):
+            hook = _Autocast.hook
+            return op(*args, **kwargs) if hook is None else hook(policy, op, args, kwargs)
+        return entry
+    return decorate
+
+@autocast_op("lower_precision_fp")
 def _matmul(a, b):
     """PyTorch multiplies matrices of one dtype only; a numpy array operand is converted as numpy
     would."""

@@ -36,7 +36,7 @@ from .autograd import (Tensor, Function, namespace, unbroadcast, broadcast_shape
                                    result_type,
                                    grad, no_grad, float32, float64, int64, int32, int16, int8,
                                    uint8, float16, bool_, _operands, _dims, _shape_args,
-                                   _Defaults, _dim_arg, _inplace, _ieee)
+                                   _Defaults, _dim_arg, _inplace, _ieee, autocast_op)
 
 # %% ../nbs/01_tensor.ipynb #ba972fa3
 class GradcheckError(RuntimeError):
@@ -1525,6 +1525,7 @@ def _others_product(x, d):
     return before * after
 
 @patch
+@autocast_op("fp32")
 def prod(input: Tensor, dim=None, keepdim=False, *, dtype=None, axis=None):
     """Product of all elements, or along one `dim`; integers and bools multiply in int64, as in
     PyTorch."""

@@ -233,6 +233,8 @@ NON_OPS = {
     "__rmatmul__",
     # random fills (tests/test_data_attr.py checks their statistics)
     "normal_", "uniform_",
+    # autocast state queries (tests/test_amp.py, against torch)
+    "is_autocast_enabled", "get_autocast_dtype",
 }
 # Named in-place forms (x.mul_(2)) of ops with a row: tests/test_data_attr.py runs each against torch.
 INPLACE = {("method", name + "_") for name in mt.ops._INPLACE_FORMS}

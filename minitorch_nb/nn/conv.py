@@ -22,7 +22,7 @@ import numpy as np
 from fastcore.basics import patch
 from numba import njit, prange
 from numba import cuda as numba_cuda
-from ..autograd import Tensor, Function, namespace
+from ..autograd import Tensor, Function, namespace, autocast_op
 from ..ops import stack
 from ..ndarray import NDArray, Backend, NumpyBackend, as_numpy_view, shortcut
 from ..backends.cpu import CpuBackend, PAR
@@ -462,6 +462,7 @@ def _spatial_2d(values, dims, fill):
     "A 1-D convolution's (k,) as (fill, k): it runs as a 2-D one of height 1."
     return tuple(values) if dims == 2 else (fill, *values)
 
+@autocast_op("lower_precision_fp")
 def _conv(op, input, weight, bias, stride, padding, dilation, groups, dims):
     "F.conv1d and F.conv2d: checks, 'same' and unbatched input, then Conv2dFunction."
     _check_conv_tensors(op, input, weight, bias, dims)
@@ -499,6 +500,7 @@ def conv_transpose_out_size(n, k, stride=1, padding=0, dilation=1, output_paddin
     "Output size of a transposed convolution (PyTorch's formula): the input size of the convolution it reverses."
     return (n - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1
 
+@autocast_op("lower_precision_fp")
 def _conv_transpose(op, input, weight, bias, stride, padding, output_padding, groups, dilation, dims):
     "F.conv_transpose1d/2d: the input gradient of the convolution with this weight, plus the bias."
     _check_conv_tensors(op, input, weight, bias, dims)

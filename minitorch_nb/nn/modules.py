@@ -25,7 +25,7 @@ import numpy as np
 from fastcore.basics import patch
 from ..autograd import (Tensor, Function, no_grad, namespace, float32, float64, int64,
                                    device as _device,
-                                   available_devices, broadcast_shapes, result_type)
+                                   available_devices, broadcast_shapes, result_type, autocast_op)
 from ..ops import rand, randn, where, cat
 
 # %% ../../nbs/02_nn.ipynb #ffea1cfe
@@ -463,6 +463,7 @@ def _expect_tensor(fn, value, name="input", position=1, optional=False):
     raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not "
                     f"{_type_name(value)}")
 
+@autocast_op("lower_precision_fp")
 def linear(input, weight, bias=None):
     """y = input @ weight.T + bias, with weight of shape (out_features, in_features): PyTorch's
     convention."""
@@ -1480,6 +1481,7 @@ def _valid_targets(target, n_classes, ignore_index, what):
         raise IndexError(f"{what}: target {int(bad[0])} is out of bounds for {n_classes} classes")
     return valid, np.where(valid, t, 0)
 
+@autocast_op("fp32")
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """-input[i, target[i]] (log-probabilities in, class indices as target), optionally weighted
@@ -1510,6 +1512,7 @@ def _class_weight_view(weight, input, class_dim):
     "The per-class weights shaped to broadcast along the class dimension."
     return weight.reshape(-1, *([1] * (input.ndim - class_dim - 1)))
 
+@autocast_op("fp32")
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean",
                   label_smoothing=0.0):
@@ -1562,12 +1565,14 @@ def _weighted(loss, weight, reduction, input, mean_by_weight=True):
     return (loss.sum() / weight.sum() if reduction == "mean" and mean_by_weight
             else _reduce(loss, reduction))
 
+@autocast_op("fp32")
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     "Mean (or sum) of squared differences; input and target must have the same shape."
     reduction = _get_reduction(size_average, reduce, reduction)
     _check_loss_inputs("mse_loss", input, target)
     return _weighted((input - target) ** 2, weight, reduction, input)
 
+@autocast_op("fp32")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean",
                                      pos_weight=None):
@@ -1634,12 +1639,14 @@ class BCEWithLogitsLoss(_WeightedLoss):
                                                 pos_weight=self.pos_weight)
 
 # %% ../../nbs/02_nn.ipynb #581aae1e
+@autocast_op("fp32")
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     "Mean (or sum) of absolute differences: every error pulls with the same force, 1."
     reduction = _get_reduction(size_average, reduce, reduction)
     _check_loss_inputs("l1_loss", input, target)
     return _weighted((input - target).abs(), weight, reduction, input)
 
+@autocast_op("fp32")
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5·d²/β where |d| < β, |d| - 0.5·β beyond: squared error near the target, absolute error
     for outliers."""
@@ -1650,6 +1657,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     if beta == 0: return _reduce(d.abs(), reduction)
     return _reduce(where(d.abs() < beta, 0.5 * d * d / beta, d.abs() - 0.5 * beta), reduction)
 
+@autocast_op("fp32")
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     "0.5·d² where |d| < δ, δ·(|d| - 0.5·δ) beyond: δ times smooth_l1_loss with β = δ."
     reduction = _get_reduction(None, None, reduction)
@@ -1707,6 +1715,7 @@ def _check_unit_interval(t, what):
     if not ((values >= 0) & (values <= 1)).all():
         raise RuntimeError(f"all elements of {what} should be between 0 and 1")
 
+@autocast_op("fp32")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     """Binary cross-entropy of probabilities in [0, 1] (prefer binary_cross_entropy_with_logits
@@ -1740,6 +1749,7 @@ def _xlogx(t):
     zero = t == 0
     return where(zero, 0.0, t * where(zero, 1.0, t).log())
 
+@autocast_op("fp32")
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """Kullback-Leibler divergence Σ target·(log target - input), with `input` log-probabilities
     and `target` probabilities (log-probabilities when `log_target`). 'batchmean' is the true KL
