@@ -6,7 +6,10 @@
 __all__ = ['ReduceOp', 'ProcessGroup', 'is_available', 'init_process_group', 'is_initialized', 'get_rank', 'get_world_size',
            'get_backend', 'destroy_process_group', 'new_group', 'barrier', 'Work', 'all_reduce', 'broadcast',
            'all_gather', 'reduce_scatter', 'reduce', 'send', 'recv', 'isend', 'irecv', 'mpiexec_path',
-           'mpiexec_command', 'Job', 'launch', 'main', 'bucket_plan', 'DistributedDataParallel']
+           'mpiexec_command', 'Job', 'launch', 'main', 'bucket_plan', 'DistributedDataParallel', 'SimWorld',
+           'naive_all_reduce', 'tree_all_reduce', 'ring_all_reduce', 'ParameterServer', 'least_squares', 'train_ps',
+           'step_time', 'scaling', 'amdahl_speedup', 'split_forward_backward', 'gpipe_schedule', 'bubble',
+           'column_parallel', 'row_parallel', 'ZeroAdamShard', 'top_k', 'train_compressed', 'fedavg']
 
 # %% ../../nbs/09b_distributed.ipynb #1a88b73a
 import argparse, contextlib, math, os, shutil, subprocess, sys, tempfile, time
@@ -17,6 +20,7 @@ from fastcore.basics import patch
 from ..autograd import Tensor, no_grad, is_grad_enabled
 from ..ndarray import NDArray
 from ..nn.modules import Module
+from ..training import Adam
 
 # %% ../../nbs/09b_distributed.ipynb #e78117e3
 class ReduceOp:
@@ -437,3 +441,221 @@ def bucket_names(self: DistributedDataParallel):
     "The names of the parameters in each bucket, in the order their all-reduces start."
     names = {id(p): n for n, p in self.module.named_parameters()}
     return [[names[id(self._params[i])] for i in b.ids] for b in self._buckets]
+
+# %% ../../nbs/09b_distributed.ipynb #6769c0d4
+class SimWorld:
+    "D ranks simulated in one process: send and recv through mailboxes, every byte and message counted."
+    def __init__(self, size):
+        self.size, self.mail = size, {}
+        self.sent, self.received, self.messages, self.steps = [0] * size, [0] * size, 0, 0
+
+    def send(self, src, dst, array):
+        array = np.array(array, copy=True)
+        self.mail.setdefault((src, dst), []).append(array)
+        self.sent[src] += array.nbytes
+        self.received[dst] += array.nbytes
+        self.messages += 1
+
+    def recv(self, dst, src): return self.mail[(src, dst)].pop(0)
+
+# %% ../../nbs/09b_distributed.ipynb #ff021982
+def naive_all_reduce(world, xs):
+    "Every rank sends its vector to every other rank and sums what it gets: one step, D(D-1) messages."
+    for r in range(world.size):
+        for d in range(world.size):
+            if d != r: world.send(r, d, xs[r])
+    world.steps += 1
+    return [xs[r] + sum(world.recv(r, s) for s in range(world.size) if s != r) for r in range(world.size)]
+
+def tree_all_reduce(world, xs):
+    "Pairwise sums up a binary tree to rank 0, then the result back down: 2·log2(D) steps."
+    xs, span = [x.copy() for x in xs], 1
+    while span < world.size:
+        for r in range(0, world.size, 2 * span):
+            if r + span < world.size: world.send(r + span, r, xs[r + span]); xs[r] += world.recv(r, r + span)
+        world.steps, span = world.steps + 1, span * 2
+    while span > 1:
+        span //= 2
+        for r in range(0, world.size, 2 * span):
+            if r + span < world.size: world.send(r, r + span, xs[r]); xs[r + span] = world.recv(r + span, r)
+        world.steps += 1
+    return xs
+
+# %% ../../nbs/09b_distributed.ipynb #09650a90
+def ring_all_reduce(world, xs):
+    "Reduce-scatter then all-gather around a ring: 2(D-1) steps, each rank sending 2(D-1)/D of the data."
+    D = world.size
+    chunks = [np.array_split(x.copy(), D) for x in xs]
+    for step in range(D - 1):  # reduce-scatter: rank r passes chunk r - step to its right
+        for r in range(D): world.send(r, (r + 1) % D, chunks[r][(r - step) % D])
+        for r in range(D): chunks[r][(r - 1 - step) % D] += world.recv(r, (r - 1) % D)
+        world.steps += 1
+    for step in range(D - 1):  # all-gather: the finished chunk r + 1 - step travels on
+        for r in range(D): world.send(r, (r + 1) % D, chunks[r][(r + 1 - step) % D])
+        for r in range(D): chunks[r][(r - step) % D] = world.recv(r, (r - 1) % D)
+        world.steps += 1
+    return [np.concatenate(c) for c in chunks]
+
+# %% ../../nbs/09b_distributed.ipynb #904d555d
+class ParameterServer:
+    "Holds the parameters; workers push gradients and pull values. Bytes through its link are counted."
+    def __init__(self, params, lr):
+        self.params, self.lr, self.bytes_in, self.bytes_out, self.updates = params.copy(), lr, 0, 0, 0
+
+    def pull(self):
+        self.bytes_out += self.params.nbytes
+        return self.params.copy()
+
+    def push(self, grads):
+        "Synchronous: average the gradients of all workers, one update. Asynchronous: push one at a time."
+        grads = grads if isinstance(grads, list) else [grads]
+        self.bytes_in += sum(g.nbytes for g in grads)
+        self.params -= self.lr * np.mean(grads, axis=0)
+        self.updates += 1
+
+# %% ../../nbs/09b_distributed.ipynb #45e654be
+def least_squares(n=512, d=20, seed=0):
+    "A regression problem: data X, y, and the gradient of the mean squared error on rows `idx`."
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    y = X @ rng.standard_normal(d) + 0.1 * rng.standard_normal(n)
+    grad = lambda w, idx: 2 * X[idx].T @ (X[idx] @ w - y[idx]) / len(idx)
+    loss = lambda w: float(np.mean((X @ w - y) ** 2))
+    return X, y, grad, loss
+
+def train_ps(workers, rounds, lr, staleness=None, seed=0):
+    """Workers each own a shard of the data. staleness=None: synchronous rounds. Else asynchronous: each
+    update applies a gradient computed on the parameters of `staleness` updates before."""
+    X, y, grad, loss = least_squares(seed=seed)
+    shards = np.array_split(np.arange(len(y)), workers)
+    server, history, curve = ParameterServer(np.zeros(X.shape[1]), lr), [], []
+    for t in range(rounds * workers if staleness is not None else rounds):
+        if staleness is None:
+            server.push([grad(server.pull(), s) for s in shards])
+        else:
+            history.append(server.pull())  # what a worker pulled; its gradient arrives `staleness` updates later
+            w_old = history[max(0, len(history) - 1 - staleness)]
+            server.push(grad(w_old, shards[t % workers]))
+        curve.append(loss(server.params))
+    return server, curve
+
+# %% ../../nbs/09b_distributed.ipynb #e9fb5875
+def step_time(compute_s, comm_s, overlap_s=0.0):
+    "Seconds per step when `overlap_s` of the communication hides behind computation."
+    return compute_s + max(0.0, comm_s - overlap_s)
+
+def scaling(one_gpu_s, gpus, step_s):
+    "Speedup over one GPU and parallel efficiency (speedup / GPUs)."
+    speedup = one_gpu_s / step_s
+    return speedup, speedup / gpus
+
+# %% ../../nbs/09b_distributed.ipynb #721beaba
+def amdahl_speedup(P, N, C=0.0):
+    "Speedup on N processors when a fraction P of the work parallelizes and communication costs C of it."
+    return 1.0 / ((1.0 - P) + P / N + C)
+
+# %% ../../nbs/09b_distributed.ipynb #5841022b
+def split_forward_backward(stages, x, y, loss_fn):
+    """Run `stages` (modules, one per device) as a pipeline of one micro-batch: each boundary's activation
+    travels forward and its gradient back. Returns the loss and the bytes sent across each boundary."""
+    boundaries, inp = [], x
+    for i, stage in enumerate(stages):
+        if i > 0:  # the next device receives a copy and starts a graph of its own from it
+            received = out.detach().requires_grad_()
+            boundaries.append((out, received))
+            inp = received
+        out = stage(inp)
+    loss = loss_fn(out, y)
+    loss.backward()
+    sent = []
+    for out, received in reversed(boundaries):  # the gradient travels back, device by device
+        out.backward(received.grad)
+        sent.append((out.numel() + received.grad.numel()) * out.dtype.itemsize)
+    return loss, sent[::-1]
+
+# %% ../../nbs/09b_distributed.ipynb #838012be
+def gpipe_schedule(p, m):
+    """The GPipe timetable of p stages and m micro-batches, one time unit per forward or backward: a list
+    per stage of what it runs at each tick ('F3' = forward of micro-batch 3, '' = idle)."""
+    done, grid, t = {}, [[] for _ in range(p)], 0
+    queues = [[("F", j) for j in range(m)] + [("B", j) for j in reversed(range(m))] for _ in range(p)]
+    def ready(i, kind, j):
+        if kind == "F": return i == 0 or done.get(("F", i - 1, j), t) < t
+        after_all_forwards = all(done.get(("F", p - 1, k), t) < t for k in range(m))
+        return after_all_forwards if i == p - 1 else done.get(("B", i + 1, j), t) < t
+    while any(queues):
+        for i in range(p):
+            if queues[i] and ready(i, *queues[i][0]):
+                kind, j = queues[i].pop(0)
+                done[(kind, i, j)] = t
+                grid[i].append(f"{kind}{j}")
+            else: grid[i].append("")
+        t += 1
+    return grid
+
+def bubble(grid):
+    "The fraction of stage-ticks spent idle."
+    cells = [c for row in grid for c in row]
+    return cells.count("") / len(cells)
+
+# %% ../../nbs/09b_distributed.ipynb #52b08c98
+def column_parallel(linear, D):
+    "D functions, one per device, each computing its slice of the output features."
+    Ws, bs = linear.weight.chunk(D, dim=0), linear.bias.chunk(D, dim=0)
+    return [lambda x, W=W, b=b: x @ W.t() + b for W, b in zip(Ws, bs)]
+
+def row_parallel(linear, D):
+    "D functions, one per device, each computing a partial output from its slice of the input features."
+    Ws = linear.weight.chunk(D, dim=1)
+    return [lambda x_part, W=W: x_part @ W.t() for W in Ws]
+
+# %% ../../nbs/09b_distributed.ipynb #988d9e26
+class ZeroAdamShard:
+    "Rank `rank`'s share of a ZeRO-1 Adam: moments only for its slice of the flattened parameters."
+    def __init__(self, numel, rank, world, **adam):
+        bounds = np.linspace(0, numel, world + 1).astype(int)
+        self.lo, self.hi = bounds[rank], bounds[rank + 1]
+        self.part = Tensor(np.zeros(self.hi - self.lo, np.float32), requires_grad=True)
+        self.opt = Adam([self.part], **adam)
+
+    def step(self, flat_params, flat_grad):
+        "Update this rank's slice in place from the averaged gradient; returns the slice to all-gather."
+        with no_grad(): self.part.copy_(Tensor(flat_params[self.lo:self.hi]))
+        self.part.grad = Tensor(flat_grad[self.lo:self.hi].copy())
+        self.opt.step()
+        return self.part.detach().numpy()
+
+    def state_bytes(self):
+        return sum(v.numel() * v.dtype.itemsize for s in self.opt.state.values() for v in s.values()
+                   if isinstance(v, Tensor) and v.ndim > 0)
+
+# %% ../../nbs/09b_distributed.ipynb #26f303b0
+def top_k(v, fraction):
+    "The vector with all but its largest-magnitude `fraction` of entries zeroed."
+    k = max(1, int(round(fraction * v.size)))
+    out = np.zeros_like(v)
+    idx = np.argpartition(np.abs(v), -k)[-k:]
+    out[idx] = v[idx]
+    return out
+
+def train_compressed(fraction, error_feedback, workers=4, steps=300, lr=0.02, d=200, seed=0):
+    "Data-parallel SGD where each worker sends top-k of its gradient (plus its residual with feedback)."
+    X, y, grad, loss = least_squares(n=800, d=d, seed=seed)
+    shards = np.array_split(np.arange(len(y)), workers)
+    w, residual, curve = np.zeros(d), [np.zeros(d) for _ in range(workers)], []
+    for _ in range(steps):
+        sent = []
+        for k, s in enumerate(shards):
+            g = grad(w, s) + (residual[k] if error_feedback else 0)
+            c = top_k(g, fraction)
+            if error_feedback: residual[k] = g - c
+            sent.append(c)
+        w = w - lr * np.mean(sent, axis=0)
+        curve.append(loss(w))
+    return curve
+
+# %% ../../nbs/09b_distributed.ipynb #dbbbaafb
+def fedavg(thetas, sizes):
+    "The clients' parameters averaged with weights n_k / n."
+    sizes = np.asarray(sizes, dtype=np.float64)
+    return sum(w * t for w, t in zip(sizes / sizes.sum(), thetas))
