@@ -159,3 +159,85 @@ def test_errors_before_init():
     for fn in (dist.get_rank, dist.get_world_size, dist.barrier):
         with pytest.raises(ValueError, match="init_process_group"): fn()
     with pytest.raises(ValueError, match="backend"): dist.init_process_group(backend="nccl")
+
+def test_checkpoint_resume_is_bit_exact(tmp_path):
+    "Model, optimizer, RNG and sampler position saved after 3 steps; a new job resumes; 6 steps in one go agree."
+    for mode in ("all", "first", "resume"):
+        proc, _ = run_job("resume.py", [mode, tmp_path], n=2)
+        assert proc.returncode == 0, proc.stderr
+    for r in range(2):
+        assert np.load(tmp_path / f"all.{r}.npy").tobytes() == np.load(tmp_path / f"resume.{r}.npy").tobytes()
+    state = mt.load(tmp_path / "checkpoint.0")
+    assert list(state["model"])[0] == "module.0.weight" and state["epoch"] == 0 and state["batches_done"] == 3
+
+# --- the simulators and the hook, in this process ---------------------------------------------------------------
+
+from minitorch_nb.distributed.core import (SimWorld, ring_all_reduce, tree_all_reduce, naive_all_reduce,
+                                           gpipe_schedule, bubble, column_parallel, row_parallel, ZeroAdamShard,
+                                           top_k, fedavg, amdahl_speedup, step_time)
+
+@pytest.mark.parametrize("D, n", [(2, 8), (3, 10), (5, 7), (8, 1024)])
+def test_ring_all_reduce_bytes_and_values(D, n):
+    xs = [np.random.default_rng(r).standard_normal(n) for r in range(D)]
+    world = SimWorld(D)
+    out = ring_all_reduce(world, xs)
+    for o in out: np.testing.assert_allclose(o, np.sum(xs, axis=0), rtol=1e-12, atol=1e-12)
+    assert world.steps == 2 * (D - 1) and world.messages == 2 * D * (D - 1)
+    chunks = [len(c) * 8 for c in np.array_split(np.zeros(n), D)]
+    assert sum(world.sent) == 2 * (D - 1) * sum(chunks)  # every chunk travels 2(D-1) times in all
+    if n % D == 0: assert world.sent == [2 * (D - 1) * n * 8 // D] * D
+    for algo in (naive_all_reduce, tree_all_reduce):
+        if algo is tree_all_reduce and D & (D - 1): continue
+        for o in algo(SimWorld(D), xs): np.testing.assert_allclose(o, np.sum(xs, axis=0), rtol=1e-12, atol=1e-12)
+
+@pytest.mark.parametrize("p, m", [(1, 1), (2, 3), (4, 4), (4, 32), (8, 5)])
+def test_gpipe_bubble_is_exact(p, m):
+    grid = gpipe_schedule(p, m)
+    assert all(len(row) == 2 * (m + p - 1) for row in grid)
+    assert abs(bubble(grid) - (p - 1) / (m + p - 1)) < 1e-12
+    for i, row in enumerate(grid):  # stage i runs F0..F(m-1) then B(m-1)..B0, and forwards start at tick i
+        assert [c for c in row if c] == [f"F{j}" for j in range(m)] + [f"B{j}" for j in reversed(range(m))]
+        assert row.index("F0") == i
+
+@pytest.mark.parametrize("D", [2, 4])
+def test_tensor_parallel_linear_equals_unsharded(D):
+    mt.manual_seed(0)
+    lin, x = nn.Linear(12, 8), mt.randn(5, 12)
+    mt.testing.assert_close(mt.cat([f(x) for f in column_parallel(lin, D)], dim=1), lin(x))
+    parts = [f(xp) for f, xp in zip(row_parallel(lin, D), x.chunk(D, dim=1))]
+    mt.testing.assert_close(sum(parts) + lin.bias, lin(x), rtol=1e-5, atol=1e-6)
+
+def test_zero1_adam_is_adam_bit_for_bit():
+    mt.manual_seed(0)
+    p = mt.nn.Parameter(mt.randn(37))
+    opt = mt.optim.Adam([p], lr=0.1)
+    shards = [ZeroAdamShard(37, r, 3, lr=0.1) for r in range(3)]
+    flat = p.detach().numpy().copy()
+    for _ in range(4):
+        g = np.random.default_rng(0).standard_normal(37).astype(np.float32)
+        p.grad = mt.tensor(g)
+        opt.step()
+        flat = np.concatenate([s.step(flat, g) for s in shards])
+    assert flat.tobytes() == p.detach().numpy().tobytes()
+    assert sum(s.state_bytes() for s in shards) == 2 * 37 * 4
+
+def test_small_helpers():
+    assert np.count_nonzero(top_k(np.arange(-50.0, 50.0), 0.05)) == 5
+    np.testing.assert_allclose(fedavg([np.ones(2), 3 * np.ones(2)], [1, 3]), [2.5, 2.5])
+    assert abs(amdahl_speedup(0.95, 1000, 0.116 / 100) - 19.19) < 0.01  # the corrected worked example
+    assert step_time(0.18, 0.245) == pytest.approx(0.425) and step_time(0.18, 0.1, overlap_s=0.15) == 0.18
+
+def test_post_accumulate_grad_hook_matches_torch():
+    "The engine's hook that DDP uses: called once per backward, after .grad holds every path's contribution."
+    def trace(lib):
+        w = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        seen = []
+        h = w.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.tolist()))
+        (w * w + 3 * w).sum().backward()
+        (w * 2).sum().backward()
+        h.remove()
+        (w * 2).sum().backward()
+        return seen, w.grad.tolist()
+    assert trace(mt) == trace(torch)
+    with pytest.raises(RuntimeError, match="non-leaf"):
+        (mt.tensor([1.0], requires_grad=True) * 2).register_post_accumulate_grad_hook(print)
