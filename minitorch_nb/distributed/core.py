@@ -314,7 +314,7 @@ class _Bucket:
         self.sizes = [params[i].numel() for i in ids]
         self.offsets = np.cumsum([0] + self.sizes[:-1]).tolist()
         self.flat = np.zeros(sum(self.sizes), params[ids[0]].dtype)
-        self.pending, self.work = len(ids), None
+        self.pending, self.work, self.done = len(ids), None, False
 
     def pack(self, params, scale):
         "Copy each gradient into the flat array, times `scale` (1/world size: the average)."
@@ -378,7 +378,7 @@ def forward(self: DistributedDataParallel, *args, **kwargs):
                            "take part in the loss.")
     self._syncing = self.require_backward_grad_sync and is_grad_enabled()
     if self._syncing:
-        for b in self._buckets: b.pending, b.work = len(b.ids), None
+        for b in self._buckets: b.pending, b.work, b.done = len(b.ids), None, False
         self._next, self.timeline = 0, [(time.perf_counter(), "forward", -1)]
     if self.broadcast_buffers and self.process_group.size() > 1 and list(self.module.buffers()):
         self._sync_buffers()
@@ -394,8 +394,7 @@ def _hook(self: DistributedDataParallel, i):
         bucket.pending -= 1
         if bucket.pending == 0: self.timeline.append((time.perf_counter(), "ready", bucket.index))
         self._launch_ready()
-        in_flight = [b.work for b in self._buckets if b.work is not None]
-        _mpi().Request.Testall(in_flight)  # MPI moves data only inside MPI calls: let it progress
+        self._poll()
         if self._next == len(self._buckets): self._finish()
     return hook
 
@@ -412,11 +411,21 @@ def _launch_ready(self: DistributedDataParallel):
         self.num_allreduces += 1
 
 @patch
-def _finish(self: DistributedDataParallel):
-    "Wait for every bucket's all-reduce and write the averages into the gradients."
+def _poll(self: DistributedDataParallel):
+    "Test the all-reduces in flight: MPI moves a non-blocking message's data only inside MPI calls."
     for b in self._buckets:
-        b.work.Wait()
-        self.timeline.append((time.perf_counter(), "done", b.index))
+        if b.work is not None and not b.done and b.work.Test():
+            b.done = True
+            self.timeline.append((time.perf_counter(), "done", b.index))
+
+@patch
+def _finish(self: DistributedDataParallel):
+    "Wait for the all-reduces still in flight and write the averages into the gradients."
+    for b in self._buckets:
+        if not b.done:
+            b.work.Wait()
+            b.done = True
+            self.timeline.append((time.perf_counter(), "done", b.index))
         b.unpack(self._params)
     self._syncing = False
 
@@ -442,7 +451,7 @@ def bucket_names(self: DistributedDataParallel):
     names = {id(p): n for n, p in self.module.named_parameters()}
     return [[names[id(self._params[i])] for i in b.ids] for b in self._buckets]
 
-# %% ../../nbs/09b_distributed.ipynb #6769c0d4
+# %% ../../nbs/09b_distributed.ipynb #625e377f
 class SimWorld:
     "D ranks simulated in one process: send and recv through mailboxes, every byte and message counted."
     def __init__(self, size):
@@ -458,7 +467,7 @@ class SimWorld:
 
     def recv(self, dst, src): return self.mail[(src, dst)].pop(0)
 
-# %% ../../nbs/09b_distributed.ipynb #ff021982
+# %% ../../nbs/09b_distributed.ipynb #28aed2e9
 def naive_all_reduce(world, xs):
     "Every rank sends its vector to every other rank and sums what it gets: one step, D(D-1) messages."
     for r in range(world.size):
@@ -481,7 +490,7 @@ def tree_all_reduce(world, xs):
         world.steps += 1
     return xs
 
-# %% ../../nbs/09b_distributed.ipynb #09650a90
+# %% ../../nbs/09b_distributed.ipynb #e46ff48d
 def ring_all_reduce(world, xs):
     "Reduce-scatter then all-gather around a ring: 2(D-1) steps, each rank sending 2(D-1)/D of the data."
     D = world.size
@@ -496,7 +505,7 @@ def ring_all_reduce(world, xs):
         world.steps += 1
     return [np.concatenate(c) for c in chunks]
 
-# %% ../../nbs/09b_distributed.ipynb #904d555d
+# %% ../../nbs/09b_distributed.ipynb #72e22c48
 class ParameterServer:
     "Holds the parameters; workers push gradients and pull values. Bytes through its link are counted."
     def __init__(self, params, lr):
@@ -513,7 +522,7 @@ class ParameterServer:
         self.params -= self.lr * np.mean(grads, axis=0)
         self.updates += 1
 
-# %% ../../nbs/09b_distributed.ipynb #45e654be
+# %% ../../nbs/09b_distributed.ipynb #42d2f060
 def least_squares(n=512, d=20, seed=0):
     "A regression problem: data X, y, and the gradient of the mean squared error on rows `idx`."
     rng = np.random.default_rng(seed)
@@ -539,7 +548,7 @@ def train_ps(workers, rounds, lr, staleness=None, seed=0):
         curve.append(loss(server.params))
     return server, curve
 
-# %% ../../nbs/09b_distributed.ipynb #e9fb5875
+# %% ../../nbs/09b_distributed.ipynb #5934c4ea
 def step_time(compute_s, comm_s, overlap_s=0.0):
     "Seconds per step when `overlap_s` of the communication hides behind computation."
     return compute_s + max(0.0, comm_s - overlap_s)
@@ -549,12 +558,12 @@ def scaling(one_gpu_s, gpus, step_s):
     speedup = one_gpu_s / step_s
     return speedup, speedup / gpus
 
-# %% ../../nbs/09b_distributed.ipynb #721beaba
+# %% ../../nbs/09b_distributed.ipynb #5e03f67c
 def amdahl_speedup(P, N, C=0.0):
     "Speedup on N processors when a fraction P of the work parallelizes and communication costs C of it."
     return 1.0 / ((1.0 - P) + P / N + C)
 
-# %% ../../nbs/09b_distributed.ipynb #5841022b
+# %% ../../nbs/09b_distributed.ipynb #3d1a72c6
 def split_forward_backward(stages, x, y, loss_fn):
     """Run `stages` (modules, one per device) as a pipeline of one micro-batch: each boundary's activation
     travels forward and its gradient back. Returns the loss and the bytes sent across each boundary."""
@@ -573,7 +582,7 @@ def split_forward_backward(stages, x, y, loss_fn):
         sent.append((out.numel() + received.grad.numel()) * out.dtype.itemsize)
     return loss, sent[::-1]
 
-# %% ../../nbs/09b_distributed.ipynb #838012be
+# %% ../../nbs/09b_distributed.ipynb #3adcf187
 def gpipe_schedule(p, m):
     """The GPipe timetable of p stages and m micro-batches, one time unit per forward or backward: a list
     per stage of what it runs at each tick ('F3' = forward of micro-batch 3, '' = idle)."""
@@ -598,7 +607,7 @@ def bubble(grid):
     cells = [c for row in grid for c in row]
     return cells.count("") / len(cells)
 
-# %% ../../nbs/09b_distributed.ipynb #52b08c98
+# %% ../../nbs/09b_distributed.ipynb #73559328
 def column_parallel(linear, D):
     "D functions, one per device, each computing its slice of the output features."
     Ws, bs = linear.weight.chunk(D, dim=0), linear.bias.chunk(D, dim=0)
@@ -609,7 +618,7 @@ def row_parallel(linear, D):
     Ws = linear.weight.chunk(D, dim=1)
     return [lambda x_part, W=W: x_part @ W.t() for W in Ws]
 
-# %% ../../nbs/09b_distributed.ipynb #988d9e26
+# %% ../../nbs/09b_distributed.ipynb #017091a8
 class ZeroAdamShard:
     "Rank `rank`'s share of a ZeRO-1 Adam: moments only for its slice of the flattened parameters."
     def __init__(self, numel, rank, world, **adam):
@@ -629,7 +638,7 @@ class ZeroAdamShard:
         return sum(v.numel() * v.dtype.itemsize for s in self.opt.state.values() for v in s.values()
                    if isinstance(v, Tensor) and v.ndim > 0)
 
-# %% ../../nbs/09b_distributed.ipynb #26f303b0
+# %% ../../nbs/09b_distributed.ipynb #f5c2b69e
 def top_k(v, fraction):
     "The vector with all but its largest-magnitude `fraction` of entries zeroed."
     k = max(1, int(round(fraction * v.size)))
@@ -654,7 +663,7 @@ def train_compressed(fraction, error_feedback, workers=4, steps=300, lr=0.02, d=
         curve.append(loss(w))
     return curve
 
-# %% ../../nbs/09b_distributed.ipynb #dbbbaafb
+# %% ../../nbs/09b_distributed.ipynb #cc4cfa8f
 def fedavg(thetas, sizes):
     "The clients' parameters averaged with weights n_k / n."
     sizes = np.asarray(sizes, dtype=np.float64)
