@@ -567,13 +567,11 @@ def amdahl_speedup(P, N, C=0.0):
 def split_forward_backward(stages, x, y, loss_fn):
     """Run `stages` (modules, one per device) as a pipeline of one micro-batch: each boundary's activation
     travels forward and its gradient back. Returns the loss and the bytes sent across each boundary."""
-    boundaries, inp = [], x
-    for i, stage in enumerate(stages):
-        if i > 0:  # the next device receives a copy and starts a graph of its own from it
-            received = out.detach().requires_grad_()
-            boundaries.append((out, received))
-            inp = received
-        out = stage(inp)
+    boundaries, out = [], stages[0](x)
+    for stage in stages[1:]:  # the next device receives a copy and starts a graph of its own from it
+        received = out.detach().requires_grad_()
+        boundaries.append((out, received))
+        out = stage(received)
     loss = loss_fn(out, y)
     loss.backward()
     sent = []
