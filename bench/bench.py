@@ -336,6 +336,33 @@ def checkpoint_memory():
 def checkpoint_time():
     step = _checkpointed_step()
     return (lambda: step(8)), (lambda: step(1))
+# --- chapter 09b: distributed training on MPI (jobs under mpiexec, 1 thread per rank) -------------------------
+
+def _mpi_job(nproc, *args):
+    "Run bench/dist_job.py on `nproc` ranks (one thread each) and return rank 0's JSON result."
+    from minitorch_nb.distributed.core import launch
+    env = {"OPENBLAS_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+           "PYTHONPATH": f"{ROOT.parent}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    job = launch(ROOT / "dist_job.py", args, nproc=nproc, timeout=300, env=env)
+    if job.returncode != 0: raise RuntimeError(job.launcher + job.stderr[0])
+    return json.loads(job.stdout[0].strip().splitlines()[-1])
+
+@benchmark("all_reduce 4 MiB f32, 2 ranks: time vs mpi4py Allreduce (>=0.9x throughput: ratio <= 1.11)",
+           "mpi4py", target=1 / 0.9)
+def dist_all_reduce():
+    r = _mpi_job(2, "allreduce")
+    return r["ours_s"], r["theirs_s"]
+
+@benchmark("DDP chapter-07 CNN, batch 64: s/step 2 ranks vs 1 rank (>=1.6x throughput: ratio <= 0.625)",
+           "1 rank", target=1 / 1.6)
+def dist_ddp_scaling():
+    return _mpi_job(2, "ddp", 64)["step_s"], _mpi_job(1, "ddp", 64)["step_s"]
+
+@benchmark("DDP MLP 2 ranks: s/step, buckets during backward vs one all-reduce after it", "after backward",
+           target=1.0)
+def dist_bucket_overlap():
+    r = _mpi_job(2, "overlap")
+    return r["bucketed_s"], r["after_s"]
 
 # --- driver -------------------------------------------------------------------------------------------
 

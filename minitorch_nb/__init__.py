@@ -75,3 +75,4 @@ from .nn.norm import layer_norm, group_norm, batch_norm_native as batch_norm
 # activation checkpointing (mt.utils.checkpoint) and mixed precision (mt.amp, mt.autocast): chapter 09a
 from . import memory, amp
 from .memory import autocast, is_autocast_enabled, get_autocast_dtype
+from . import distributed  # 09b: process groups on MPI, collectives, DistributedDataParallel

@@ -579,12 +579,20 @@ def run_backward(outputs, gradients, retain_graph, create_graph, inputs=None):
                 if isinstance(node, AccumulateGrad): continue
             if isinstance(node, AccumulateGrad):
                 # autograd.grad returns the asked-for gradients and leaves every .grad alone
-                if wanted is None: _accumulate(node.variable, grad, create_graph)
+                if wanted is None:
+                    _accumulate(node.variable, grad, create_graph)
+                    _post_accumulate(node.variable)
                 continue
             retained = node._retained() if node._retained is not None else None
             if retained is not None and wanted is None: _accumulate(retained, grad, create_graph)
             _run_node(node, grad, buffers, retain_graph)
     if wanted is not None: return [wanted[id(n)] for n in input_nodes]
+
+def _post_accumulate(leaf):
+    "Call the leaf's post-accumulate-grad hooks, if it has any, now that its `.grad` is complete."
+    hooks = leaf.__dict__.get("_post_accumulate_grad_hooks")
+    if hooks:
+        for hook in list(hooks.values()): hook(leaf)
 
 def _run_node(node, grad, buffers, retain_graph):
     "Call one node's backward and pass each input gradient on to the node it belongs to."
@@ -1589,7 +1597,7 @@ def is_inference(self: Tensor):
     return self._inference
 
 # %% ../nbs/00_autograd.ipynb #f5fa95ae
-_GRAPH_STATE = ("_grad", "grad_fn", "_accumulator", "_version", "_inference")
+_GRAPH_STATE = ("_grad", "grad_fn", "_accumulator", "_version", "_inference", "_post_accumulate_grad_hooks")
 
 @patch
 def __getstate__(self: Tensor):
@@ -1616,6 +1624,25 @@ def __deepcopy__(self: Tensor, memo):
     new.__setstate__(copy.deepcopy(self.__getstate__(), memo))
     new._grad = copy.deepcopy(self._grad, memo)
     return new
+
+# %% ../nbs/00_autograd.ipynb #64627cc5
+class _HookHandle:
+    "Returned by a register-hook method: `.remove()` unregisters the hook."
+    _next_id = 0
+    def __init__(self, hooks):
+        self.hooks, self.id = hooks, _HookHandle._next_id
+        _HookHandle._next_id += 1
+    def remove(self): self.hooks.pop(self.id, None)
+
+@patch
+def register_post_accumulate_grad_hook(self: Tensor, hook):
+    "Call `hook(self)` each time backward has finished adding into this leaf's `.grad`."
+    if not self.is_leaf:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    hooks = self.__dict__.setdefault("_post_accumulate_grad_hooks", {})
+    handle = _HookHandle(hooks)
+    hooks[handle.id] = hook
+    return handle
 
 # %% ../nbs/00_autograd.ipynb #6e64236b
 class _VariableMeta(type):

@@ -95,9 +95,17 @@ def known_module(name):
     return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
 
 def is_face(tree):
-    "A face holds a docstring and imports, nothing else."
+    """A face holds a docstring and imports, nothing else; a program's face (`python -m
+    minitorch_nb.distributed.run`) may end with `if __name__ == "__main__": sys.exit(main())`."""
     body = tree.body[1:] if tree.body and isinstance(tree.body[0], ast.Expr) else tree.body
+    if body and is_main_guard(body[-1]): body = body[:-1]
     return all(isinstance(n, (ast.Import, ast.ImportFrom)) for n in body)
+
+def is_main_guard(node):
+    "`if __name__ == \"__main__\":` around a single call of an imported function (possibly inside sys.exit)."
+    return (isinstance(node, ast.If) and not node.orelse and len(node.body) == 1
+            and ast.unparse(node.test) in ("__name__ == '__main__'", '__name__ == "__main__"')
+            and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Call))
 
 def classify():
     "({module: chapter} of exported files, {face: source}, errors)."
