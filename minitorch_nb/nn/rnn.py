@@ -4,20 +4,21 @@
 
 # %% auto #0
 __all__ = ['GATES', 'PARTS', 'rnn_cell', 'lstm_cell', 'gru_cell', 'sigmoid_', 'rnn_steps', 'rnn_steps_backward', 'lstm_steps',
-           'lstm_steps_backward', 'gru_steps', 'gru_steps_backward', 'time_loop_forward', 'time_loop_backward',
-           'RecurrentLayer', 'layer_by_cells', 'recurrent_layer', 'RNNBase', 'RNN', 'LSTM', 'GRU', 'RNNCellBase',
-           'RNNCell', 'LSTMCell', 'GRUCell', 'pad_sequence']
+           'lstm_steps_backward', 'lstm_backward_kernel', 'gru_steps', 'gru_steps_backward', 'time_loop_forward',
+           'time_loop_backward', 'RecurrentLayer', 'layer_by_cells', 'recurrent_layer', 'RNNBase', 'RNN', 'LSTM', 'GRU',
+           'RNNCellBase', 'RNNCell', 'LSTMCell', 'GRUCell', 'pad_sequence']
 
-# %% ../../nbs/10_rnn.ipynb #f2f2560d
+# %% ../../nbs/10_rnn.ipynb #335cd274
 import math, warnings
 from fastcore.basics import patch
+from numba import njit
 import numpy as np
 from ..autograd import Tensor, Function, is_grad_enabled, grad as autograd_grad
 from ..ops import stack, cat
 from ..ndarray import NDArray, as_numpy_view, from_numpy
 from .modules import Module, uniform_, _empty_parameter, _expect_tensor, linear, dropout, pad
 
-# %% ../../nbs/10_rnn.ipynb #0ee64754
+# %% ../../nbs/10_rnn.ipynb #bb39e961
 def rnn_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None, nonlinearity="tanh"):
     "One step of an Elman RNN by Tensor operations: h' = act(x W_ihᵀ + b_ih + h W_hhᵀ + b_hh)."
     a = linear(input, w_ih, b_ih) + linear(hx, w_hh, b_hh)
@@ -38,7 +39,7 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     n = (in_ + r * hn).tanh()
     return n + z * (hx - n)
 
-# %% ../../nbs/10_rnn.ipynb #adb7ad26
+# %% ../../nbs/10_rnn.ipynb #1d5ee034
 def sigmoid_(a):
     "σ(a) in place, as 0.5·tanh(a/2) + 0.5: no overflow for large |a|, unlike 1/(1 + e⁻ᵃ)."
     a *= 0.5
@@ -47,7 +48,7 @@ def sigmoid_(a):
     a += 0.5
     return a
 
-# %% ../../nbs/10_rnn.ipynb #3333ccce
+# %% ../../nbs/10_rnn.ipynb #fbfd2552
 def rnn_steps(xw, h, w_hh, relu=False):
     """Forward through time for an Elman RNN on numpy arrays. xw (T, B, H): the input projections of all
     steps (biases included); one (B, H) @ (H, H) product per step. Returns the states hs (T, B, H)."""
@@ -71,7 +72,7 @@ def rnn_steps_backward(dy, dh, saved, h0, w_hh, relu=False):
         dh = d @ w_hh
     return da, da, dh, None
 
-# %% ../../nbs/10_rnn.ipynb #066bb4ef
+# %% ../../nbs/10_rnn.ipynb #03d499d8
 def lstm_steps(xw, h, c, w_hh):
     """Forward through time for an LSTM on numpy arrays. xw (T, B, 4H): input projections of all steps with
     both biases; per step one (B, H) @ (H, 4H) product gives all four gates. Keeps the activated gates,
@@ -90,16 +91,22 @@ def lstm_steps(xw, h, c, w_hh):
         h = np.multiply(o, np.tanh(c, out=tcs[t]), out=hs[t])
     return dict(hs=hs, gates=gates, cs=cs, tcs=tcs)
 
-def lstm_steps_backward(dy, dh, dc, saved, c0, w_hh):
+def lstm_steps_backward(dy, dh, dc, saved, c0, w_hh, kernel=False):
     """Backward through time for an LSTM: the chain rule through c_t = f·c_{t-1} + i·g, h_t = o·tanh(c_t),
-    step by step from the last. Returns dL/d(gate pre-activations) (T, B, 4H), dL/dh0, dL/dc0."""
+    step by step from the last. Returns dL/d(gate pre-activations) (T, B, 4H), dL/dh0, dL/dc0. `kernel`:
+    each step's element-wise part in one Numba kernel (below) instead of twenty numpy operations."""
     gates, cs, tcs = saved["gates"], saved["cs"], saved["tcs"]
     T, B, G = gates.shape
     H = G // 4
     da = np.empty_like(gates)
+    if kernel: dc = np.array(dc, gates.dtype)  # the kernel updates it in place
     for t in reversed(range(T)):
-        i, f, g, o = (gates[t, :, k * H:(k + 1) * H] for k in range(4))
         c_prev = cs[t - 1] if t > 0 else c0
+        if kernel:
+            lstm_backward_kernel(gates[t], tcs[t], c_prev, dy[t], dh, dc, da[t])
+            dh = da[t] @ w_hh
+            continue
+        i, f, g, o = (gates[t, :, k * H:(k + 1) * H] for k in range(4))
         dh = dh + dy[t]
         dc = dc + dh * o * (1 - tcs[t] * tcs[t])
         d = da[t]
@@ -111,7 +118,25 @@ def lstm_steps_backward(dy, dh, dc, saved, c0, w_hh):
         dh = d @ w_hh
     return da, da, dh, dc
 
-# %% ../../nbs/10_rnn.ipynb #c1da80b5
+# %% ../../nbs/10_rnn.ipynb #89cae628
+@njit(cache=True)
+def lstm_backward_kernel(gates, tc, c_prev, dy, dh, dc, da):
+    """One step of the LSTM's backward, element by element, in one pass: reads the activated gates (B, 4H),
+    tanh(c_t), c_{t-1}, dL/dy_t and dL/dh_t from the later steps; writes da (B, 4H); dc: dL/dc_t in, dL/dc_{t-1} out."""
+    B, H = dh.shape
+    for b in range(B):
+        for j in range(H):
+            i, f, g, o = gates[b, j], gates[b, H + j], gates[b, 2 * H + j], gates[b, 3 * H + j]
+            t = tc[b, j]
+            d_h = dh[b, j] + dy[b, j]
+            d_c = dc[b, j] + d_h * o * (1 - t * t)
+            da[b, j] = d_c * g * i * (1 - i)
+            da[b, H + j] = d_c * c_prev[b, j] * f * (1 - f)
+            da[b, 2 * H + j] = d_c * i * (1 - g * g)
+            da[b, 3 * H + j] = d_h * t * o * (1 - o)
+            dc[b, j] = d_c * f
+
+# %% ../../nbs/10_rnn.ipynb #20d30d1a
 def gru_steps(xw, h, w_hh, b_hh):
     """Forward through time for a GRU on numpy arrays. xw (T, B, 3H): input projections with b_ih; per step
     one (B, H) @ (H, 3H) product, plus b_hh, gives the hidden side of all three gates."""
@@ -152,7 +177,7 @@ def gru_steps_backward(dy, dh, saved, h0, w_hh):
         dh = dh * z + dgh[t] @ w_hh
     return dxw, dgh, dh, None
 
-# %% ../../nbs/10_rnn.ipynb #c3842a17
+# %% ../../nbs/10_rnn.ipynb #d210c5cd
 def _host(a):
     "A raw array as numpy: NDArrays of device 'cpu' live in host memory, so this is a view, not a copy."
     return None if a is None else as_numpy_view(a) if isinstance(a, NDArray) else a
@@ -167,19 +192,20 @@ def time_loop_forward(mode, X, H0, C0, Wih, Whh, Bih, Bhh):
     "The input projection of all steps as one GEMM, then the time loop of `mode`; numpy arrays, X (T, B, I)."
     T, B, I = X.shape
     xw = (X.reshape(T * B, I) @ Wih.T).reshape(T, B, -1)
-    if Bih is not None: xw += Bih
-    if Bhh is not None and mode != "GRU": xw += Bhh    # the GRU's n gate needs b_hh inside r·(W_hn h + b_hn)
+    if Bhh is not None and mode != "GRU": Bih = Bhh if Bih is None else Bih + Bhh  # one pass over xw
+    if Bih is not None: xw += Bih   # the GRU keeps b_hh for the step: its n gate has r·(W_hn h + b_hn)
     if mode == "LSTM": return lstm_steps(xw, H0, C0, Whh)
     if mode == "GRU": return gru_steps(xw, H0, Whh, Bhh)
     return rnn_steps(xw, H0, Whh, relu=mode == "RNN_RELU")
 
-def time_loop_backward(mode, saved, DY, DH, DC, H0, C0, Whh):
-    "dL/d(input side), dL/d(hidden side) for every step, dL/dh0, dL/dc0 (None unless an LSTM)."
-    if mode == "LSTM": return lstm_steps_backward(DY, DH, DC, saved, C0, Whh)
+def time_loop_backward(mode, saved, DY, DH, DC, H0, C0, Whh, kernel=False):
+    """dL/d(input side), dL/d(hidden side) for every step, dL/dh0, dL/dc0 (None unless an LSTM); `kernel`:
+    the LSTM's element-wise steps by the Numba kernel."""
+    if mode == "LSTM": return lstm_steps_backward(DY, DH, DC, saved, C0, Whh, kernel)
     if mode == "GRU": return gru_steps_backward(DY, DH, saved, H0, Whh)
     return rnn_steps_backward(DY, DH, saved, H0, Whh, relu=mode == "RNN_RELU")
 
-# %% ../../nbs/10_rnn.ipynb #bab79f7c
+# %% ../../nbs/10_rnn.ipynb #3575cc73
 class RecurrentLayer(Function):
     """One layer in one direction over a whole sequence x (T, B, I) from states h0 (and c0), on numpy arrays:
     the forward and backward time loops above, and the weight gradients as one GEMM each over all steps.
@@ -202,19 +228,23 @@ class RecurrentLayer(Function):
         X, H0, C0, Wih, Whh, Bih, Bhh = _hosts(*tensors)
         DY, DH, DC = _hosts(dy, dh, dc)
         if ctx.reverse: X, DY = X[::-1], DY[::-1]
-        dxw, dgh, dh0, dc0 = time_loop_backward(ctx.mode, ctx.loop, DY, DH, DC, H0, C0, Whh)
+        on_cpu = isinstance(x.array, NDArray)  # device 'cpu': Numba kernels, as in chapter 08
+        dxw, dgh, dh0, dc0 = time_loop_backward(ctx.mode, ctx.loop, DY, DH, DC, H0, C0, Whh, on_cpu)
         T, B, I = X.shape
+        shared = dgh is dxw  # RNN and LSTM: the hidden side's gradient is the input side's
         dxw, dgh = dxw.reshape(T * B, -1), dgh.reshape(T * B, -1)
         hs = ctx.loop["hs"]
         h_prev = np.concatenate([H0[None], hs[:-1]]).reshape(T * B, -1)  # the state each step started from
         dx = (dxw @ Wih).reshape(T, B, I)
+        db_ih = dxw.sum(0)
+        db_hh = db_ih if shared else dgh.sum(0)
         grads = [dx[::-1] if ctx.reverse else dx, dh0, dc0, dxw.T @ X.reshape(T * B, I), dgh.T @ h_prev,
-                 None if Bih is None else dxw.sum(0), None if Bhh is None else dgh.sum(0)]
+                 None if Bih is None else db_ih, None if Bhh is None else db_hh]
         need = ctx.needs_input_grad
         return tuple(Tensor._make(_as_device(g, x.array)) if g is not None and need[k] else None
                      for k, g in enumerate(grads)) + (None, None, None)
 
-# %% ../../nbs/10_rnn.ipynb #d50934d2
+# %% ../../nbs/10_rnn.ipynb #3dd27678
 def layer_by_cells(mode, x, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, reverse=False):
     """The same layer as `RecurrentLayer`, as a Python loop over cells of Tensor operations that autograd
     records step by step: the reference, the path for other devices, and the one for gradients of gradients."""
@@ -249,7 +279,7 @@ def recurrent_layer(mode, x, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, reverse=F
     keep = is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors)
     return RecurrentLayer.apply(*tensors, mode, reverse, keep)
 
-# %% ../../nbs/10_rnn.ipynb #257883a9
+# %% ../../nbs/10_rnn.ipynb #4f67563b
 GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}  # blocks of hidden_size rows in weight_ih, weight_hh
 PARTS = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
 
@@ -319,7 +349,7 @@ class RNNBase(Module):
             if getattr(self, name) != default: s += f", {name}={getattr(self, name)}"
         return s
 
-# %% ../../nbs/10_rnn.ipynb #321f9cb6
+# %% ../../nbs/10_rnn.ipynb #fef1930d
 def _check_input(module, input):
     "Batched (3-D) or not (2-D) and of the right feature size, or PyTorch's errors; returns `batched`."
     name = "RNN" if module.mode.startswith("RNN") else module.mode
@@ -350,7 +380,7 @@ def _check_states(module, states, batched, batch):
             which = f"hidden[{k}]" if len(states) == 2 else "hidden"
             raise RuntimeError(f"Expected {which} size {expected}, got {list(s.shape)}")
 
-# %% ../../nbs/10_rnn.ipynb #8686eb18
+# %% ../../nbs/10_rnn.ipynb #cf20f929
 @patch
 def forward(self: RNNBase, input, hx=None):
     """input (T, B, input_size), or (B, T, ·) with batch_first, or (T, input_size) unbatched; hx: h0 (or the
@@ -382,7 +412,7 @@ def forward(self: RNNBase, input, hx=None):
     if not batched: x, h_n = x.squeeze(1), [h.squeeze(1) for h in h_n]
     return (x, tuple(h_n)) if lstm else (x, h_n[0])
 
-# %% ../../nbs/10_rnn.ipynb #0651489c
+# %% ../../nbs/10_rnn.ipynb #8cf10f69
 class RNN(RNNBase):
     "Elman RNN, h_t = tanh(x_t W_ihᵀ + b_ih + h_{t-1} W_hhᵀ + b_hh) (or relu), PyTorch's nn.RNN."
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True, batch_first=False,
@@ -407,7 +437,7 @@ class GRU(RNNBase):
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
                          device, dtype)
 
-# %% ../../nbs/10_rnn.ipynb #ea4ea31c
+# %% ../../nbs/10_rnn.ipynb #c5102e67
 class RNNCellBase(Module):
     "One step of a recurrent layer, with PyTorch's names weight_ih, weight_hh, bias_ih, bias_hh."
     def __init__(self, input_size, hidden_size, bias, gates, device=None, dtype=None):
@@ -484,7 +514,7 @@ class GRUCell(RNNCellBase):
         out = gru_cell(x, h, *self._weights())
         return out if batched else out.squeeze(0)
 
-# %% ../../nbs/10_rnn.ipynb #f6ac4343
+# %% ../../nbs/10_rnn.ipynb #06fd15a1
 def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
     """Stack tensors of shapes (L_i, *) into (L_max, B, *) (or (B, L_max, *) with batch_first), padding each
     with `padding_value` on the right (or left)."""
