@@ -258,3 +258,61 @@ def test_pad_sequence_matches_torch(batch_first, padding_side, device):
     g = rng.standard_normal(tuple(theirs.shape))
     ours.backward(mt.tensor(g, device=device)); theirs.backward(torch.tensor(g))
     for p in pairs: assert_close(p[0].grad, p[1].grad, **TOL64)
+
+# ---------------------------------------------------------------- packed sequences
+
+def _pack_both(x, lengths, batch_first, enforce_sorted, device):
+    "The same padded batch packed by ours (from a tensor that requires grad) and by torch."
+    xs = tensors(x, device)
+    return xs, (nn.utils.rnn.pack_padded_sequence(xs[0], lengths, batch_first, enforce_sorted),
+                torch.nn.utils.rnn.pack_padded_sequence(xs[1], lengths, batch_first, enforce_sorted))
+
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("enforce_sorted,lengths", [(True, [6, 4, 4, 1]), (False, [2, 6, 1, 4])])
+def test_pack_pad_roundtrip_matches_torch(batch_first, enforce_sorted, lengths, device):
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((4, 6, 3) if batch_first else (6, 4, 3))
+    xs, (ours, theirs) = _pack_both(x, lengths, batch_first, enforce_sorted, device)
+    assert_close(ours.data, theirs.data, **TOL64)
+    for a, b in zip(ours[1:], theirs[1:]):
+        assert (a is None) == (b is None)
+        if a is not None: assert to_numpy(a).tolist() == b.tolist()
+    (padded, lens), (tpadded, tlens) = (f(p, batch_first, -2.0, 8) for f, p in (
+        (nn.utils.rnn.pad_packed_sequence, ours), (torch.nn.utils.rnn.pad_packed_sequence, theirs)))
+    assert_close(padded, tpadded, **TOL64)
+    assert to_numpy(lens).tolist() == tlens.tolist()
+    g = rng.standard_normal(tuple(tpadded.shape))
+    padded.backward(mt.tensor(g, device=device)); tpadded.backward(torch.tensor(g))
+    assert_close(xs[0].grad, xs[1].grad, **TOL64)
+
+@pytest.mark.parametrize("kind", list(KINDS))
+@pytest.mark.parametrize("num_layers,bidirectional", [(1, False), (2, True)])
+@pytest.mark.parametrize("given_states", [False, True])
+def test_layers_on_packed_input_match_torch(kind, num_layers, bidirectional, given_states, device):
+    rng = np.random.default_rng(9)
+    ours, theirs = make_pair(kind, device, num_layers=num_layers, bidirectional=bidirectional)
+    xs, (packed, tpacked) = _pack_both(rng.standard_normal((T, 4, I)), [2, 5, 1, 4], False, False, device)
+    n_states = 2 if kind == "LSTM" else 1
+    states = [tensors(rng.standard_normal((num_layers * (1 + bidirectional), 4, H)), device) for _ in range(n_states)]
+    arg = lambda k: None if not given_states else (tuple(s[k] for s in states) if kind == "LSTM" else states[0][k])
+    (y, hn), (yt, hnt) = ours(packed, arg(0)), theirs(tpacked, arg(1))
+    assert isinstance(y, nn.utils.rnn.PackedSequence)
+    outs, touts = [y.data] + flat_states(hn), [yt.data] + flat_states(hnt)
+    loss, tloss = 0, 0
+    for o, to in zip(outs, touts):
+        assert_close(o, to, **TOL64)
+        v = rng.standard_normal(tuple(to.shape))
+        loss, tloss = loss + (o * mt.tensor(v, device=device)).sum(), tloss + (to * torch.tensor(v)).sum()
+    loss.backward(); tloss.backward()
+    assert_close(xs[0].grad, xs[1].grad, **TOL64)
+    if given_states:
+        for s in states: assert_close(s[0].grad, s[1].grad, **TOL64)
+    for name, tp in theirs.named_parameters(): assert_close(dict(ours.named_parameters())[name].grad, tp.grad, **TOL64)
+
+def test_pack_errors_match_torch():
+    for bad in (lambda u, t: u.pack_padded_sequence(t.zeros(3, 2, 1), [1, 3]),
+                lambda u, t: u.pack_padded_sequence(t.zeros(3, 2, 1), [3, 0])):
+        assert _error(lambda: bad(nn.utils.rnn, mt)) == _error(lambda: bad(torch.nn.utils.rnn, torch))
+    p, tp = (u.pack_padded_sequence(t.zeros(3, 2, 1), [3, 2]) for u, t in ((nn.utils.rnn, mt), (torch.nn.utils.rnn, torch)))
+    assert _error(lambda: nn.utils.rnn.pad_packed_sequence(p, total_length=2)) == \
+           _error(lambda: torch.nn.utils.rnn.pad_packed_sequence(tp, total_length=2))

@@ -5,20 +5,22 @@
 # %% auto #0
 __all__ = ['GATES', 'PARTS', 'rnn_cell', 'lstm_cell', 'gru_cell', 'sigmoid_', 'rnn_steps', 'rnn_steps_backward', 'lstm_steps',
            'lstm_steps_backward', 'lstm_backward_kernel', 'gru_steps', 'gru_steps_backward', 'time_loop_forward',
-           'time_loop_backward', 'RecurrentLayer', 'layer_by_cells', 'recurrent_layer', 'RNNBase', 'RNN', 'LSTM', 'GRU',
-           'RNNCellBase', 'RNNCell', 'LSTMCell', 'GRUCell', 'pad_sequence']
+           'time_loop_backward', 'RecurrentLayer', 'layer_by_cells', 'recurrent_layer', 'RNNBase', 'PackedSequence',
+           'RNN', 'LSTM', 'GRU', 'RNNCellBase', 'RNNCell', 'LSTMCell', 'GRUCell', 'pad_sequence',
+           'pack_padded_sequence', 'pad_packed_sequence', 'packed_layer']
 
-# %% ../../nbs/10_rnn.ipynb #335cd274
+# %% ../../nbs/10_rnn.ipynb #f20a55fd
 import math, warnings
+from collections import namedtuple
 from fastcore.basics import patch
 from numba import njit
 import numpy as np
 from ..autograd import Tensor, Function, is_grad_enabled, grad as autograd_grad
-from ..ops import stack, cat
+from ..ops import stack, cat, tensor
 from ..ndarray import NDArray, as_numpy_view, from_numpy
 from .modules import Module, uniform_, _empty_parameter, _expect_tensor, linear, dropout, pad
 
-# %% ../../nbs/10_rnn.ipynb #bb39e961
+# %% ../../nbs/10_rnn.ipynb #1c1a91e9
 def rnn_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None, nonlinearity="tanh"):
     "One step of an Elman RNN by Tensor operations: h' = act(x W_ihᵀ + b_ih + h W_hhᵀ + b_hh)."
     a = linear(input, w_ih, b_ih) + linear(hx, w_hh, b_hh)
@@ -39,7 +41,7 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     n = (in_ + r * hn).tanh()
     return n + z * (hx - n)
 
-# %% ../../nbs/10_rnn.ipynb #1d5ee034
+# %% ../../nbs/10_rnn.ipynb #e87ee65d
 def sigmoid_(a):
     "σ(a) in place, as 0.5·tanh(a/2) + 0.5: no overflow for large |a|, unlike 1/(1 + e⁻ᵃ)."
     a *= 0.5
@@ -48,7 +50,7 @@ def sigmoid_(a):
     a += 0.5
     return a
 
-# %% ../../nbs/10_rnn.ipynb #fbfd2552
+# %% ../../nbs/10_rnn.ipynb #46d46018
 def rnn_steps(xw, h, w_hh, relu=False):
     """Forward through time for an Elman RNN on numpy arrays. xw (T, B, H): the input projections of all
     steps (biases included); one (B, H) @ (H, H) product per step. Returns the states hs (T, B, H)."""
@@ -72,7 +74,7 @@ def rnn_steps_backward(dy, dh, saved, h0, w_hh, relu=False):
         dh = d @ w_hh
     return da, da, dh, None
 
-# %% ../../nbs/10_rnn.ipynb #03d499d8
+# %% ../../nbs/10_rnn.ipynb #2fa215a1
 def lstm_steps(xw, h, c, w_hh):
     """Forward through time for an LSTM on numpy arrays. xw (T, B, 4H): input projections of all steps with
     both biases; per step one (B, H) @ (H, 4H) product gives all four gates. Keeps the activated gates,
@@ -118,7 +120,7 @@ def lstm_steps_backward(dy, dh, dc, saved, c0, w_hh, kernel=False):
         dh = d @ w_hh
     return da, da, dh, dc
 
-# %% ../../nbs/10_rnn.ipynb #89cae628
+# %% ../../nbs/10_rnn.ipynb #8d66498f
 @njit(cache=True)
 def lstm_backward_kernel(gates, tc, c_prev, dy, dh, dc, da):
     """One step of the LSTM's backward, element by element, in one pass: reads the activated gates (B, 4H),
@@ -136,7 +138,7 @@ def lstm_backward_kernel(gates, tc, c_prev, dy, dh, dc, da):
             da[b, 3 * H + j] = d_h * t * o * (1 - o)
             dc[b, j] = d_c * f
 
-# %% ../../nbs/10_rnn.ipynb #20d30d1a
+# %% ../../nbs/10_rnn.ipynb #66691519
 def gru_steps(xw, h, w_hh, b_hh):
     """Forward through time for a GRU on numpy arrays. xw (T, B, 3H): input projections with b_ih; per step
     one (B, H) @ (H, 3H) product, plus b_hh, gives the hidden side of all three gates."""
@@ -177,7 +179,7 @@ def gru_steps_backward(dy, dh, saved, h0, w_hh):
         dh = dh * z + dgh[t] @ w_hh
     return dxw, dgh, dh, None
 
-# %% ../../nbs/10_rnn.ipynb #d210c5cd
+# %% ../../nbs/10_rnn.ipynb #4db5d556
 def _host(a):
     "A raw array as numpy: NDArrays of device 'cpu' live in host memory, so this is a view, not a copy."
     return None if a is None else as_numpy_view(a) if isinstance(a, NDArray) else a
@@ -205,7 +207,7 @@ def time_loop_backward(mode, saved, DY, DH, DC, H0, C0, Whh, kernel=False):
     if mode == "GRU": return gru_steps_backward(DY, DH, saved, H0, Whh)
     return rnn_steps_backward(DY, DH, saved, H0, Whh, relu=mode == "RNN_RELU")
 
-# %% ../../nbs/10_rnn.ipynb #3575cc73
+# %% ../../nbs/10_rnn.ipynb #29112ff0
 class RecurrentLayer(Function):
     """One layer in one direction over a whole sequence x (T, B, I) from states h0 (and c0), on numpy arrays:
     the forward and backward time loops above, and the weight gradients as one GEMM each over all steps.
@@ -244,7 +246,7 @@ class RecurrentLayer(Function):
         return tuple(Tensor._make(_as_device(g, x.array)) if g is not None and need[k] else None
                      for k, g in enumerate(grads)) + (None, None, None)
 
-# %% ../../nbs/10_rnn.ipynb #3dd27678
+# %% ../../nbs/10_rnn.ipynb #e5d5ff29
 def layer_by_cells(mode, x, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, reverse=False):
     """The same layer as `RecurrentLayer`, as a Python loop over cells of Tensor operations that autograd
     records step by step: the reference, the path for other devices, and the one for gradients of gradients."""
@@ -279,7 +281,7 @@ def recurrent_layer(mode, x, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, reverse=F
     keep = is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors)
     return RecurrentLayer.apply(*tensors, mode, reverse, keep)
 
-# %% ../../nbs/10_rnn.ipynb #4f67563b
+# %% ../../nbs/10_rnn.ipynb #6ab69392
 GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}  # blocks of hidden_size rows in weight_ih, weight_hh
 PARTS = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
 
@@ -349,7 +351,7 @@ class RNNBase(Module):
             if getattr(self, name) != default: s += f", {name}={getattr(self, name)}"
         return s
 
-# %% ../../nbs/10_rnn.ipynb #fef1930d
+# %% ../../nbs/10_rnn.ipynb #2a43bf77
 def _check_input(module, input):
     "Batched (3-D) or not (2-D) and of the right feature size, or PyTorch's errors; returns `batched`."
     name = "RNN" if module.mode.startswith("RNN") else module.mode
@@ -380,12 +382,19 @@ def _check_states(module, states, batched, batch):
             which = f"hidden[{k}]" if len(states) == 2 else "hidden"
             raise RuntimeError(f"Expected {which} size {expected}, got {list(s.shape)}")
 
-# %% ../../nbs/10_rnn.ipynb #cf20f929
+# %% ../../nbs/10_rnn.ipynb #0b7c1f34
+class PackedSequence(namedtuple("PackedSequence", "data batch_sizes sorted_indices unsorted_indices")):
+    """A batch of sequences of different lengths, sorted longest first and stored step by step: `data` holds the
+    batch_sizes[t] sequences still running at step t, for t = 0, 1, …, one after the other (PyTorch's layout)."""
+    __slots__ = ()
+
+# %% ../../nbs/10_rnn.ipynb #8cb951ed
 @patch
 def forward(self: RNNBase, input, hx=None):
     """input (T, B, input_size), or (B, T, ·) with batch_first, or (T, input_size) unbatched; hx: h0 (or the
     pair (h0, c0) for an LSTM) of shape (layers·directions, B, hidden_size), zeros when omitted. Returns
-    (output, h_n) or, for an LSTM, (output, (h_n, c_n))."""
+    (output, h_n) or, for an LSTM, (output, (h_n, c_n)). A PackedSequence input gives a PackedSequence output."""
+    if isinstance(input, PackedSequence): return _forward_packed(self, input, hx)
     batched = _check_input(self, input)
     x = input if batched else input.unsqueeze(1)
     if batched and self.batch_first: x = x.transpose(0, 1)
@@ -412,7 +421,7 @@ def forward(self: RNNBase, input, hx=None):
     if not batched: x, h_n = x.squeeze(1), [h.squeeze(1) for h in h_n]
     return (x, tuple(h_n)) if lstm else (x, h_n[0])
 
-# %% ../../nbs/10_rnn.ipynb #8cf10f69
+# %% ../../nbs/10_rnn.ipynb #bd704e88
 class RNN(RNNBase):
     "Elman RNN, h_t = tanh(x_t W_ihᵀ + b_ih + h_{t-1} W_hhᵀ + b_hh) (or relu), PyTorch's nn.RNN."
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True, batch_first=False,
@@ -437,7 +446,7 @@ class GRU(RNNBase):
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
                          device, dtype)
 
-# %% ../../nbs/10_rnn.ipynb #c5102e67
+# %% ../../nbs/10_rnn.ipynb #950e16ba
 class RNNCellBase(Module):
     "One step of a recurrent layer, with PyTorch's names weight_ih, weight_hh, bias_ih, bias_hh."
     def __init__(self, input_size, hidden_size, bias, gates, device=None, dtype=None):
@@ -514,7 +523,7 @@ class GRUCell(RNNCellBase):
         out = gru_cell(x, h, *self._weights())
         return out if batched else out.squeeze(0)
 
-# %% ../../nbs/10_rnn.ipynb #06fd15a1
+# %% ../../nbs/10_rnn.ipynb #f23e1109
 def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
     """Stack tensors of shapes (L_i, *) into (L_max, B, *) (or (B, L_max, *) with batch_first), padding each
     with `padding_value` on the right (or left)."""
@@ -526,3 +535,91 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
         return pad(s, (0, 0) * (s.ndim - 1) + ((extra, 0) if padding_side == "left" else (0, extra)),
                    value=padding_value)
     return stack([padded(s) for s in sequences], 0 if batch_first else 1)
+
+# %% ../../nbs/10_rnn.ipynb #b4d82fdc
+def _lengths(lengths):
+    "Sequence lengths from a list or a Tensor, as a numpy int64 array."
+    return np.asarray(lengths.detach().to("numpy").numpy() if isinstance(lengths, Tensor) else lengths, np.int64)
+
+def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
+    "Pack a padded batch (T, B, *) (or (B, T, *)) whose sequence b has lengths[b] steps."
+    lengths = _lengths(lengths)
+    if enforce_sorted and np.any(np.diff(lengths) > 0):
+        raise RuntimeError("`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. You can "
+                           "pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to sidestep this "
+                           "requirement if you do not need ONNX exportability.")
+    if lengths.size and lengths.min() <= 0:
+        raise RuntimeError("Length of all samples has to be greater than 0, but found an element in 'lengths' that "
+                           "is <= 0")
+    order = None if enforce_sorted else np.argsort(-lengths, kind="stable")
+    steps_first = input.transpose(0, 1) if batch_first else input
+    if order is not None: steps_first, lengths = steps_first[:, order], lengths[order]
+    batch_sizes = (lengths[None, :] > np.arange(lengths[0])[:, None]).sum(1)
+    data = cat([steps_first[t, :n] for t, n in enumerate(batch_sizes)])
+    unsorted = None if order is None else tensor(np.argsort(order))
+    return PackedSequence(data, tensor(batch_sizes), None if order is None else tensor(order), unsorted)
+
+def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
+    "The inverse of pack_padded_sequence: (padded batch, lengths), the batch back in its original order."
+    sizes = _lengths(sequence.batch_sizes)
+    steps = len(sizes) if total_length is None else total_length
+    if steps < len(sizes):
+        raise ValueError(f"Expected total_length to be at least the length of the longest sequence in input, but "
+                         f"got total_length={total_length} and max sequence length being {len(sizes)}")
+    rows = sequence.data.split(sizes.tolist())
+    padded = stack([pad(r, (0, 0) * (r.ndim - 1) + (0, sizes[0] - len(r)), value=padding_value) for r in rows])
+    if steps > len(sizes): padded = pad(padded, (0, 0) * (padded.ndim - 1) + (0, steps - len(sizes)),
+                                        value=padding_value)
+    lengths = (sizes[None, :] > np.arange(sizes[0])[:, None]).sum(1)
+    if sequence.unsorted_indices is not None:
+        back = _lengths(sequence.unsorted_indices)
+        padded, lengths = padded[:, back], lengths[back]
+    return padded.transpose(0, 1) if batch_first else padded, tensor(lengths)
+
+# %% ../../nbs/10_rnn.ipynb #7c5b88ba
+def packed_layer(mode, data, sizes, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, reverse=False):
+    """One layer over packed steps, cell by cell: at step t only the first sizes[t] sequences advance, the others
+    keep their state (a finished one its last, a reversed one not yet started its initial). Returns the packed
+    outputs and the final states."""
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    h, c, ys = h0, c0, [None] * len(sizes)
+    for t in (reversed(range(len(sizes))) if reverse else range(len(sizes))):
+        n, x = int(sizes[t]), data[starts[t]:starts[t + 1]]
+        if mode == "LSTM": new, c_new = lstm_cell(x, h[:n], c[:n], w_ih, w_hh, b_ih, b_hh)
+        elif mode == "GRU": new = gru_cell(x, h[:n], w_ih, w_hh, b_ih, b_hh)
+        else: new = rnn_cell(x, h[:n], w_ih, w_hh, b_ih, b_hh, "relu" if mode == "RNN_RELU" else "tanh")
+        ys[t] = new
+        h = new if n == len(h) else cat([new, h[n:]])
+        if mode == "LSTM": c = c_new if n == len(c) else cat([c_new, c[n:]])
+    return (cat(ys), h) + ((c,) if mode == "LSTM" else ())
+
+# %% ../../nbs/10_rnn.ipynb #b4a0873f
+def _forward_packed(module, packed, hx):
+    "RNNBase.forward for a PackedSequence: the layers by `packed_layer`; returns a PackedSequence and the states."
+    data, sizes, lstm = packed.data, _lengths(packed.batch_sizes), module.mode == "LSTM"
+    if data.ndim != 2 or data.shape[-1] != module.input_size:
+        raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {module.input_size}, got "
+                           f"{data.shape[-1]}")
+    batch = int(sizes[0])
+    if hx is None:
+        states = [data.new_zeros((module.num_layers * module.directions, batch, module.hidden_size))] * (1 + lstm)
+    else:
+        states = list(hx) if lstm else [hx]
+        _check_states(module, states, True, batch)
+        if packed.sorted_indices is not None:  # the states follow the batch into length order
+            order = _lengths(packed.sorted_indices)
+            states = [s[:, order] for s in states]
+    x, finals = data, []
+    for layer in range(module.num_layers):
+        ys = []
+        for d in range(module.directions):
+            k = layer * module.directions + d
+            y, *last = packed_layer(module.mode, x, sizes, states[0][k], states[1][k] if lstm else None,
+                                    *module.layer_weights(layer, d), reverse=d == 1)
+            ys.append(y); finals.append(last)
+        x = ys[0] if len(ys) == 1 else cat(ys, -1)
+        if module.dropout and module.training and layer < module.num_layers - 1: x = dropout(x, module.dropout)
+    h_n = [stack([f[i] for f in finals]) for i in range(len(finals[0]))]
+    if packed.unsorted_indices is not None: h_n = [h[:, _lengths(packed.unsorted_indices)] for h in h_n]
+    out = PackedSequence(x, packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices)
+    return (out, tuple(h_n)) if lstm else (out, h_n[0])
