@@ -9,7 +9,7 @@ __all__ = ['GATES', 'PARTS', 'rnn_cell', 'lstm_cell', 'gru_cell', 'sigmoid_', 'r
            'RNN', 'LSTM', 'GRU', 'RNNCellBase', 'RNNCell', 'LSTMCell', 'GRUCell', 'pad_sequence',
            'pack_padded_sequence', 'pad_packed_sequence', 'packed_layer']
 
-# %% ../../nbs/10_rnn.ipynb #f20a55fd
+# %% ../../nbs/10_rnn.ipynb #rnn004
 import math, warnings
 from collections import namedtuple
 from fastcore.basics import patch
@@ -20,7 +20,7 @@ from ..ops import stack, cat, tensor
 from ..ndarray import NDArray, as_numpy_view, from_numpy
 from .modules import Module, uniform_, _empty_parameter, _expect_tensor, linear, dropout, pad
 
-# %% ../../nbs/10_rnn.ipynb #1c1a91e9
+# %% ../../nbs/10_rnn.ipynb #rnn006
 def rnn_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None, nonlinearity="tanh"):
     "One step of an Elman RNN by Tensor operations: h' = act(x W_ihᵀ + b_ih + h W_hhᵀ + b_hh)."
     a = linear(input, w_ih, b_ih) + linear(hx, w_hh, b_hh)
@@ -41,7 +41,7 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     n = (in_ + r * hn).tanh()
     return n + z * (hx - n)
 
-# %% ../../nbs/10_rnn.ipynb #e87ee65d
+# %% ../../nbs/10_rnn.ipynb #rnn010
 def sigmoid_(a):
     "σ(a) in place, as 0.5·tanh(a/2) + 0.5: no overflow for large |a|, unlike 1/(1 + e⁻ᵃ)."
     a *= 0.5
@@ -50,12 +50,12 @@ def sigmoid_(a):
     a += 0.5
     return a
 
-# %% ../../nbs/10_rnn.ipynb #46d46018
+# %% ../../nbs/10_rnn.ipynb #rnn011
 def rnn_steps(xw, h, w_hh, relu=False):
     """Forward through time for an Elman RNN on numpy arrays. xw (T, B, H): the input projections of all
     steps (biases included); one (B, H) @ (H, H) product per step. Returns the states hs (T, B, H)."""
     hs = np.empty(xw.shape, xw.dtype)
-    w_t = w_hh.T
+    w_t = np.ascontiguousarray(w_hh.T)  # row-major: BLAS runs the small per-step products faster
     for t in range(len(xw)):
         a = np.matmul(h, w_t, out=hs[t])
         a += xw[t]
@@ -74,7 +74,7 @@ def rnn_steps_backward(dy, dh, saved, h0, w_hh, relu=False):
         dh = d @ w_hh
     return da, da, dh, None
 
-# %% ../../nbs/10_rnn.ipynb #2fa215a1
+# %% ../../nbs/10_rnn.ipynb #rnn020
 def lstm_steps(xw, h, c, w_hh):
     """Forward through time for an LSTM on numpy arrays. xw (T, B, 4H): input projections of all steps with
     both biases; per step one (B, H) @ (H, 4H) product gives all four gates. Keeps the activated gates,
@@ -82,7 +82,7 @@ def lstm_steps(xw, h, c, w_hh):
     T, B, G = xw.shape
     H = G // 4
     gates, cs, tcs, hs = (np.empty((T, B, n), xw.dtype) for n in (G, H, H, H))
-    w_t = w_hh.T
+    w_t = np.ascontiguousarray(w_hh.T)  # row-major: BLAS runs the small per-step products faster
     for t in range(T):
         a = np.matmul(h, w_t, out=gates[t])
         a += xw[t]
@@ -120,7 +120,7 @@ def lstm_steps_backward(dy, dh, dc, saved, c0, w_hh, kernel=False):
         dh = d @ w_hh
     return da, da, dh, dc
 
-# %% ../../nbs/10_rnn.ipynb #8d66498f
+# %% ../../nbs/10_rnn.ipynb #rnn024
 @njit(cache=True)
 def lstm_backward_kernel(gates, tc, c_prev, dy, dh, dc, da):
     """One step of the LSTM's backward, element by element, in one pass: reads the activated gates (B, 4H),
@@ -138,14 +138,14 @@ def lstm_backward_kernel(gates, tc, c_prev, dy, dh, dc, da):
             da[b, 3 * H + j] = d_h * t * o * (1 - o)
             dc[b, j] = d_c * f
 
-# %% ../../nbs/10_rnn.ipynb #66691519
+# %% ../../nbs/10_rnn.ipynb #rnn027
 def gru_steps(xw, h, w_hh, b_hh):
     """Forward through time for a GRU on numpy arrays. xw (T, B, 3H): input projections with b_ih; per step
     one (B, H) @ (H, 3H) product, plus b_hh, gives the hidden side of all three gates."""
     T, B, G = xw.shape
     H = G // 3
     gates, ghn, hs = (np.empty((T, B, n), xw.dtype) for n in (G, H, H))
-    w_t = w_hh.T
+    w_t = np.ascontiguousarray(w_hh.T)  # row-major: BLAS runs the small per-step products faster
     for t in range(T):
         gh = h @ w_t
         if b_hh is not None: gh += b_hh
@@ -179,7 +179,7 @@ def gru_steps_backward(dy, dh, saved, h0, w_hh):
         dh = dh * z + dgh[t] @ w_hh
     return dxw, dgh, dh, None
 
-# %% ../../nbs/10_rnn.ipynb #4db5d556
+# %% ../../nbs/10_rnn.ipynb #rnn030
 def _host(a):
     "A raw array as numpy: NDArrays of device 'cpu' live in host memory, so this is a view, not a copy."
     return None if a is None else as_numpy_view(a) if isinstance(a, NDArray) else a
@@ -207,7 +207,7 @@ def time_loop_backward(mode, saved, DY, DH, DC, H0, C0, Whh, kernel=False):
     if mode == "GRU": return gru_steps_backward(DY, DH, saved, H0, Whh)
     return rnn_steps_backward(DY, DH, saved, H0, Whh, relu=mode == "RNN_RELU")
 
-# %% ../../nbs/10_rnn.ipynb #29112ff0
+# %% ../../nbs/10_rnn.ipynb #rnn031
 class RecurrentLayer(Function):
     """One layer in one direction over a whole sequence x (T, B, I) from states h0 (and c0), on numpy arrays:
     the forward and backward time loops above, and the weight gradients as one GEMM each over all steps.
@@ -246,7 +246,7 @@ class RecurrentLayer(Function):
         return tuple(Tensor._make(_as_device(g, x.array)) if g is not None and need[k] else None
                      for k, g in enumerate(grads)) + (None, None, None)
 
-# %% ../../nbs/10_rnn.ipynb #e5d5ff29
+# %% ../../nbs/10_rnn.ipynb #rnn032
 def layer_by_cells(mode, x, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, reverse=False):
     """The same layer as `RecurrentLayer`, as a Python loop over cells of Tensor operations that autograd
     records step by step: the reference, the path for other devices, and the one for gradients of gradients."""
@@ -281,7 +281,7 @@ def recurrent_layer(mode, x, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, reverse=F
     keep = is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors)
     return RecurrentLayer.apply(*tensors, mode, reverse, keep)
 
-# %% ../../nbs/10_rnn.ipynb #6ab69392
+# %% ../../nbs/10_rnn.ipynb #rnn038
 GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}  # blocks of hidden_size rows in weight_ih, weight_hh
 PARTS = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
 
@@ -351,7 +351,7 @@ class RNNBase(Module):
             if getattr(self, name) != default: s += f", {name}={getattr(self, name)}"
         return s
 
-# %% ../../nbs/10_rnn.ipynb #2a43bf77
+# %% ../../nbs/10_rnn.ipynb #rnn040
 def _check_input(module, input):
     "Batched (3-D) or not (2-D) and of the right feature size, or PyTorch's errors; returns `batched`."
     name = "RNN" if module.mode.startswith("RNN") else module.mode
@@ -382,13 +382,13 @@ def _check_states(module, states, batched, batch):
             which = f"hidden[{k}]" if len(states) == 2 else "hidden"
             raise RuntimeError(f"Expected {which} size {expected}, got {list(s.shape)}")
 
-# %% ../../nbs/10_rnn.ipynb #0b7c1f34
+# %% ../../nbs/10_rnn.ipynb #rnn042
 class PackedSequence(namedtuple("PackedSequence", "data batch_sizes sorted_indices unsorted_indices")):
     """A batch of sequences of different lengths, sorted longest first and stored step by step: `data` holds the
     batch_sizes[t] sequences still running at step t, for t = 0, 1, …, one after the other (PyTorch's layout)."""
     __slots__ = ()
 
-# %% ../../nbs/10_rnn.ipynb #8cb951ed
+# %% ../../nbs/10_rnn.ipynb #rnn043
 @patch
 def forward(self: RNNBase, input, hx=None):
     """input (T, B, input_size), or (B, T, ·) with batch_first, or (T, input_size) unbatched; hx: h0 (or the
@@ -421,7 +421,7 @@ def forward(self: RNNBase, input, hx=None):
     if not batched: x, h_n = x.squeeze(1), [h.squeeze(1) for h in h_n]
     return (x, tuple(h_n)) if lstm else (x, h_n[0])
 
-# %% ../../nbs/10_rnn.ipynb #bd704e88
+# %% ../../nbs/10_rnn.ipynb #rnn044
 class RNN(RNNBase):
     "Elman RNN, h_t = tanh(x_t W_ihᵀ + b_ih + h_{t-1} W_hhᵀ + b_hh) (or relu), PyTorch's nn.RNN."
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True, batch_first=False,
@@ -446,7 +446,7 @@ class GRU(RNNBase):
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
                          device, dtype)
 
-# %% ../../nbs/10_rnn.ipynb #950e16ba
+# %% ../../nbs/10_rnn.ipynb #rnn050
 class RNNCellBase(Module):
     "One step of a recurrent layer, with PyTorch's names weight_ih, weight_hh, bias_ih, bias_hh."
     def __init__(self, input_size, hidden_size, bias, gates, device=None, dtype=None):
@@ -523,7 +523,7 @@ class GRUCell(RNNCellBase):
         out = gru_cell(x, h, *self._weights())
         return out if batched else out.squeeze(0)
 
-# %% ../../nbs/10_rnn.ipynb #f23e1109
+# %% ../../nbs/10_rnn.ipynb #rnn051
 def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
     """Stack tensors of shapes (L_i, *) into (L_max, B, *) (or (B, L_max, *) with batch_first), padding each
     with `padding_value` on the right (or left)."""
@@ -536,7 +536,7 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
                    value=padding_value)
     return stack([padded(s) for s in sequences], 0 if batch_first else 1)
 
-# %% ../../nbs/10_rnn.ipynb #b4d82fdc
+# %% ../../nbs/10_rnn.ipynb #rnn053
 def _lengths(lengths):
     "Sequence lengths from a list or a Tensor, as a numpy int64 array."
     return np.asarray(lengths.detach().to("numpy").numpy() if isinstance(lengths, Tensor) else lengths, np.int64)
@@ -576,7 +576,7 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
         padded, lengths = padded[:, back], lengths[back]
     return padded.transpose(0, 1) if batch_first else padded, tensor(lengths)
 
-# %% ../../nbs/10_rnn.ipynb #7c5b88ba
+# %% ../../nbs/10_rnn.ipynb #rnn054
 def packed_layer(mode, data, sizes, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, reverse=False):
     """One layer over packed steps, cell by cell: at step t only the first sizes[t] sequences advance, the others
     keep their state (a finished one its last, a reversed one not yet started its initial). Returns the packed
@@ -593,7 +593,7 @@ def packed_layer(mode, data, sizes, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, re
         if mode == "LSTM": c = c_new if n == len(c) else cat([c_new, c[n:]])
     return (cat(ys), h) + ((c,) if mode == "LSTM" else ())
 
-# %% ../../nbs/10_rnn.ipynb #b4a0873f
+# %% ../../nbs/10_rnn.ipynb #rnn055
 def _forward_packed(module, packed, hx):
     "RNNBase.forward for a PackedSequence: the layers by `packed_layer`; returns a PackedSequence and the states."
     data, sizes, lstm = packed.data, _lengths(packed.batch_sizes), module.mode == "LSTM"
