@@ -316,3 +316,16 @@ def test_pack_errors_match_torch():
     p, tp = (u.pack_padded_sequence(t.zeros(3, 2, 1), [3, 2]) for u, t in ((nn.utils.rnn, mt), (torch.nn.utils.rnn, torch)))
     assert _error(lambda: nn.utils.rnn.pad_packed_sequence(p, total_length=2)) == \
            _error(lambda: torch.nn.utils.rnn.pad_packed_sequence(tp, total_length=2))
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_frozen_parameters_and_input_without_grad(kind, device):
+    "Only the gradients asked for are computed, and they are torch's."
+    rng = np.random.default_rng(10)
+    ours, theirs = make_pair(kind, device)
+    for m in (ours, theirs): m.weight_ih_l0.requires_grad_(False); m.bias_hh_l0.requires_grad_(False)
+    x = rng.standard_normal((T, B, I))
+    ours(mt.tensor(x, device=device))[0].sum().backward(); theirs(torch.tensor(x))[0].sum().backward()
+    for name, tp in theirs.named_parameters():
+        op = dict(ours.named_parameters())[name]
+        assert (op.grad is None) == (tp.grad is None)
+        if tp.grad is not None: assert_close(op.grad, tp.grad, **TOL64)

@@ -53,12 +53,13 @@ def sigmoid_(a):
 # %% ../../nbs/10_rnn.ipynb #rnn011
 def rnn_steps(xw, h, w_hh, relu=False):
     """Forward through time for an Elman RNN on numpy arrays. xw (T, B, H): the input projections of all
-    steps (biases included); one (B, H) @ (H, H) product per step. Returns the states hs (T, B, H)."""
-    hs = np.empty(xw.shape, xw.dtype)
+    steps (biases included), overwritten by the states; one (B, H) @ (H, H) product per step. Returns the
+    states hs (T, B, H)."""
+    hs = xw
     w_t = np.ascontiguousarray(w_hh.T)  # row-major: BLAS runs the small per-step products faster
     for t in range(len(xw)):
-        a = np.matmul(h, w_t, out=hs[t])
-        a += xw[t]
+        a = hs[t]
+        a += h @ w_t
         h = np.maximum(a, 0, out=a) if relu else np.tanh(a, out=a)
     return dict(hs=hs)
 
@@ -77,15 +78,16 @@ def rnn_steps_backward(dy, dh, saved, h0, w_hh, relu=False):
 # %% ../../nbs/10_rnn.ipynb #rnn020
 def lstm_steps(xw, h, c, w_hh):
     """Forward through time for an LSTM on numpy arrays. xw (T, B, 4H): input projections of all steps with
-    both biases; per step one (B, H) @ (H, 4H) product gives all four gates. Keeps the activated gates,
-    the cell states and tanh of them for the backward pass."""
+    both biases, overwritten by the activated gates; per step one (B, H) @ (H, 4H) product gives all four.
+    Keeps the gates, the cell states and tanh of them for the backward pass."""
     T, B, G = xw.shape
     H = G // 4
-    gates, cs, tcs, hs = (np.empty((T, B, n), xw.dtype) for n in (G, H, H, H))
+    gates = xw
+    cs, tcs, hs = (np.empty((T, B, H), xw.dtype) for _ in range(3))
     w_t = np.ascontiguousarray(w_hh.T)  # row-major: BLAS runs the small per-step products faster
     for t in range(T):
-        a = np.matmul(h, w_t, out=gates[t])
-        a += xw[t]
+        a = gates[t]
+        a += h @ w_t
         sigmoid_(a[:, :2 * H]); np.tanh(a[:, 2 * H:3 * H], out=a[:, 2 * H:3 * H]); sigmoid_(a[:, 3 * H:])
         i, f, g, o = a[:, :H], a[:, H:2 * H], a[:, 2 * H:3 * H], a[:, 3 * H:]
         c = np.multiply(f, c, out=cs[t])
@@ -235,14 +237,18 @@ class RecurrentLayer(Function):
         T, B, I = X.shape
         shared = dgh is dxw  # RNN and LSTM: the hidden side's gradient is the input side's
         dxw, dgh = dxw.reshape(T * B, -1), dgh.reshape(T * B, -1)
-        hs = ctx.loop["hs"]
-        h_prev = np.concatenate([H0[None], hs[:-1]]).reshape(T * B, -1)  # the state each step started from
-        dx = (dxw @ Wih).reshape(T, B, I)
-        db_ih = dxw.sum(0)
-        db_hh = db_ih if shared else dgh.sum(0)
-        grads = [dx[::-1] if ctx.reverse else dx, dh0, dc0, dxw.T @ X.reshape(T * B, I), dgh.T @ h_prev,
-                 None if Bih is None else db_ih, None if Bhh is None else db_hh]
         need = ctx.needs_input_grad
+        grads = [None] * 7  # one GEMM or sum for each input that needs its gradient
+        if need[0]:
+            dx = (dxw @ Wih).reshape(T, B, I)
+            grads[0] = dx[::-1] if ctx.reverse else dx
+        grads[1], grads[2] = dh0, dc0
+        if need[3]: grads[3] = dxw.T @ X.reshape(T * B, I)
+        if need[4]:
+            h_prev = np.concatenate([H0[None], ctx.loop["hs"][:-1]])  # the state each step started from
+            grads[4] = dgh.T @ h_prev.reshape(T * B, -1)
+        if need[5] or need[6]: grads[5] = dxw.sum(0)
+        if need[6]: grads[6] = grads[5] if shared else dgh.sum(0)
         return tuple(Tensor._make(_as_device(g, x.array)) if g is not None and need[k] else None
                      for k, g in enumerate(grads)) + (None, None, None)
 
