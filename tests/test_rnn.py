@@ -99,6 +99,7 @@ def test_state_dict_keys_and_shapes():
             assert [(k, tuple(v.shape)) for k, v in ours.state_dict().items()] == \
                    [(k, tuple(v.shape)) for k, v in theirs.state_dict().items()]
             assert len(ours.all_weights) == len(theirs.all_weights)
+            assert ours.flatten_parameters() is None
             assert repr(ours) == repr(theirs)
 
 def test_init_range():

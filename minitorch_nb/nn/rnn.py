@@ -343,6 +343,9 @@ class RNNBase(Module):
         "(weight_ih, weight_hh, bias_ih, bias_hh) of one layer and direction (biases None without bias)."
         return tuple(getattr(self, part + self._suffix(layer, d), None) for part in PARTS)
 
+    def flatten_parameters(self):
+        "PyTorch's call to pack the weights into one buffer for cuDNN; here the loops read them as they are."
+
     @property
     def all_weights(self):
         "The parameters, one list per layer and direction, as PyTorch's `all_weights`."
