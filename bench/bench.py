@@ -363,6 +363,45 @@ def dist_ddp_scaling():
 def dist_bucket_overlap():
     r = _mpi_job(2, "overlap")
     return r["bucketed_s"], r["after_s"]
+# --- chapter 10: recurrent layers ---------------------------------------------------------------------------
+
+def _blas_threads():
+    "How many threads numpy's BLAS runs on (None if threadpoolctl cannot tell)."
+    try:
+        from threadpoolctl import threadpool_info
+        return max(i["num_threads"] for i in threadpool_info() if i.get("user_api") == "blas")
+    except (ImportError, ValueError):
+        return None
+
+def _lstm_pair(device, T=64, B=32, H=256):
+    """nn.LSTM(H, H), one layer: forward + backward of a (T, B, H) float32 batch with the same weights, input and
+    upstream gradient as torch's, which runs on as many threads as numpy's BLAS (both are GEMM-bound)."""
+    import torch
+    import minitorch_nb as mt
+    if _blas_threads(): torch.set_num_threads(_blas_threads())
+    rng = np.random.default_rng(0)
+    x_np, g_np = (rng.standard_normal((T, B, H)).astype(np.float32) for _ in range(2))
+    tlstm = torch.nn.LSTM(H, H)
+    lstm = mt.nn.LSTM(H, H)
+    lstm.load_state_dict({k: v.detach().numpy() for k, v in tlstm.state_dict().items()})
+    lstm.to(device)
+    x, g = mt.tensor(x_np, device=device, requires_grad=True), mt.tensor(g_np, device=device)
+    tx, tg = torch.tensor(x_np, requires_grad=True), torch.tensor(g_np)
+    def ours():
+        x.grad = None
+        for p in lstm.parameters(): p.grad = None
+        lstm(x)[0].backward(g)
+    def theirs():
+        tx.grad = None
+        for p in tlstm.parameters(): p.grad = None
+        tlstm(tx)[0].backward(tg)
+    return ours, theirs
+
+@benchmark("LSTM 1 layer, hidden 256, seq 64, batch 32, fwd+bwd, device 'numpy'", "torch", target=1.5)
+def lstm_numpy(): return _lstm_pair("numpy")
+
+@benchmark("LSTM 1 layer, hidden 256, seq 64, batch 32, fwd+bwd, device 'cpu'", "torch", target=1.5)
+def lstm_cpu(): return _lstm_pair("cpu")
 
 # --- driver -------------------------------------------------------------------------------------------
 
