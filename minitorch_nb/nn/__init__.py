@@ -9,3 +9,4 @@ from . import functional, init, parameter  # nn.utils is filled by chapter 03: t
 from .conv import (Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d,  # 07
                    Upsample)
 from .norm import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm, GroupNorm, Dropout1d, Dropout2d, Dropout3d  # 08
+from .attention import MultiheadAttention, TransformerEncoderLayer, TransformerEncoder  # 11
