@@ -368,6 +368,23 @@ def sdpa_numpy(): return _sdpa_pair("numpy")
 @benchmark("scaled_dot_product_attention fwd (32,4,64,32) f32, device 'cpu'", "torch", target=1.5)
 def sdpa_cpu(): return _sdpa_pair("cpu")
 
+@benchmark("GPT (11b) decoding 256 tokens x 8 sequences: KV cache / recompute (<=0.2: >=5x faster)",
+           "minitorch_nb recompute", target=0.2)
+def kv_cache_decoding():
+    "Greedy decoding with the cache against recomputing the prefix at every step; best of two runs each."
+    import minitorch_nb as mt
+    from minitorch_nb.gpt import GPT, generate
+    mt.manual_seed(0)
+    model = GPT(512, block_size=272, d_model=96, n_layer=3, n_head=4)
+    prompt = np.random.default_rng(0).integers(0, 512, (8, 16))
+    def timed(use_cache):
+        start = time.perf_counter()
+        generate(model, prompt, 256, temperature=0, use_cache=use_cache)
+        return time.perf_counter() - start
+    cached = min(timed(True) for _ in range(2))
+    recompute = min(timed(False) for _ in range(2))
+    return cached, recompute
+
 # --- driver -------------------------------------------------------------------------------------------
 
 def versions():
