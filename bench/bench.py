@@ -402,6 +402,77 @@ def lstm_numpy(): return _lstm_pair("numpy")
 
 @benchmark("LSTM 1 layer, hidden 256, seq 64, batch 32, fwd+bwd, device 'cpu'", "torch", target=1.5)
 def lstm_cpu(): return _lstm_pair("cpu")
+# --- chapter 11: attention and the Transformer encoder layer ----------------------------------------------------
+
+def _blas_threads():
+    "The threads numpy's BLAS uses (torch is given as many, so both sides multiply matrices alike)."
+    try:
+        from threadpoolctl import threadpool_info
+        return max([i["num_threads"] for i in threadpool_info() if i.get("user_api") == "blas"] or [1])
+    except ImportError: return 1
+
+def _encoder_layer_pair(device):
+    """TransformerEncoderLayer(d_model 128, 4 heads, feed-forward 512, dropout 0) forward + backward on (32, 64, 128)
+    float32, ours on `device` with torch's state, against torch on the CPU."""
+    import torch
+    import minitorch_nb as mt
+    torch.set_num_threads(_blas_threads())
+    torch.manual_seed(0)
+    theirs = torch.nn.TransformerEncoderLayer(128, 4, 512, dropout=0.0, batch_first=True)
+    ours = mt.nn.TransformerEncoderLayer(128, 4, 512, dropout=0.0, batch_first=True)
+    ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
+    ours.to(device)
+    x_np = np.random.default_rng(0).standard_normal((32, 64, 128)).astype(np.float32)
+    x, tx = mt.tensor(x_np, device=device, requires_grad=True), torch.tensor(x_np, requires_grad=True)
+    def ours_step():
+        ours.zero_grad(); x.grad = None
+        ours(x).sum().backward()
+    def theirs_step():
+        theirs.zero_grad(); tx.grad = None
+        theirs(tx).sum().backward()
+    return ours_step, theirs_step
+
+@benchmark("TransformerEncoderLayer d128 h4 seq64 b32 fwd+bwd f32, device 'numpy'", "torch", target=2.0)
+def encoder_layer_numpy(): return _encoder_layer_pair("numpy")
+
+@benchmark("TransformerEncoderLayer d128 h4 seq64 b32 fwd+bwd f32, device 'cpu'", "torch", target=2.0)
+def encoder_layer_cpu(): return _encoder_layer_pair("cpu")
+
+def _sdpa_pair(device):
+    "scaled_dot_product_attention forward on (32, 4, 64, 32) float32 query, key and value, no grad."
+    import torch
+    import minitorch_nb as mt
+    torch.set_num_threads(_blas_threads())
+    q_np, k_np, v_np = (np.random.default_rng(i).standard_normal((32, 4, 64, 32)).astype(np.float32) for i in range(3))
+    q, k, v = (mt.tensor(a, device=device) for a in (q_np, k_np, v_np))
+    tq, tk, tv = (torch.tensor(a) for a in (q_np, k_np, v_np))
+    sdpa, tsdpa = mt.nn.functional.scaled_dot_product_attention, torch.nn.functional.scaled_dot_product_attention
+    def theirs():
+        with torch.no_grad(): tsdpa(tq, tk, tv)
+    return (lambda: sdpa(q, k, v)), theirs
+
+@benchmark("scaled_dot_product_attention fwd (32,4,64,32) f32, device 'numpy'", "torch", target=1.5)
+def sdpa_numpy(): return _sdpa_pair("numpy")
+
+@benchmark("scaled_dot_product_attention fwd (32,4,64,32) f32, device 'cpu'", "torch", target=1.5)
+def sdpa_cpu(): return _sdpa_pair("cpu")
+
+@benchmark("GPT (11b) decoding 256 tokens x 8 sequences: KV cache / recompute (<=0.2: >=5x faster)",
+           "minitorch_nb recompute", target=0.2)
+def kv_cache_decoding():
+    "Greedy decoding with the cache against recomputing the prefix at every step; best of two runs each."
+    import minitorch_nb as mt
+    from minitorch_nb.gpt import GPT, generate
+    mt.manual_seed(0)
+    model = GPT(512, block_size=272, d_model=96, n_layer=3, n_head=4)
+    prompt = np.random.default_rng(0).integers(0, 512, (8, 16))
+    def timed(use_cache):
+        start = time.perf_counter()
+        generate(model, prompt, 256, temperature=0, use_cache=use_cache)
+        return time.perf_counter() - start
+    cached = min(timed(True) for _ in range(2))
+    recompute = min(timed(False) for _ in range(2))
+    return cached, recompute
 
 # --- driver -------------------------------------------------------------------------------------------
 

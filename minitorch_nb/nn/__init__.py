@@ -11,3 +11,4 @@ from .conv import (Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, MaxPool2d, 
 from .norm import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm, GroupNorm, Dropout1d, Dropout2d, Dropout3d  # 08
 from . import parallel  # 09b
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # 10
+from .attention import MultiheadAttention, TransformerEncoderLayer, TransformerEncoder  # 11

@@ -7,3 +7,4 @@ from .modules import (linear, relu, tanh, sigmoid, gelu, softmax, log_softmax, s
 from .conv import (conv1d, conv2d, conv_transpose1d, conv_transpose2d, max_pool2d, max_pool2d_with_indices,  # 07
                    avg_pool2d, adaptive_avg_pool2d, unfold, fold, interpolate)
 from .norm import batch_norm, layer_norm, group_norm, dropout1d, dropout2d, dropout3d  # 08
+from .attention import scaled_dot_product_attention  # 11

@@ -1,0 +1,319 @@
+"Chapter 11a (attention, multi-head attention, the Transformer encoder) against PyTorch as the oracle."
+import math
+import numpy as np
+import pytest
+import torch
+import minitorch_nb as mt
+from minitorch_nb import nn
+import minitorch_nb.nn.functional as F
+from minitorch_nb.nn import attention
+from oracle import assert_close, to_numpy
+
+DTYPES = [np.float32, np.float64]
+TORCH_DTYPE = {np.float32: torch.float32, np.float64: torch.float64}
+# float32: a softmax over a few keys, then products of a few dozen terms
+TOL = {np.float32: dict(rtol=2e-4, atol=2e-5), np.float64: dict(rtol=1e-9, atol=1e-11)}
+
+def both(arr, device, requires_grad=True):
+    "The same array as a minitorch_nb tensor on `device` and a torch tensor."
+    ours, theirs = mt.tensor(arr, device=device), torch.tensor(arr)
+    if requires_grad: ours.requires_grad_(); theirs.requires_grad_()
+    return ours, theirs
+
+def mask_pair(arr, device):
+    "A mask (bool or float) for both libraries, never requiring grad."
+    return mt.tensor(arr, device=device), torch.tensor(arr)
+
+def load_torch_state(ours, theirs, device):
+    "Give `ours` torch's dtype and state, on `device`."
+    state = {k: v.detach().numpy() for k, v in theirs.state_dict().items()}
+    ours.to(next(iter(state.values())).dtype)
+    ours.load_state_dict(state)
+    return ours.to(device)
+
+def backward_both(y, yt, inputs, rng, tol):
+    "Backward of a random projection through both outputs; compare the inputs' gradients."
+    g = rng.standard_normal(yt.shape).astype(to_numpy(yt).dtype)
+    y.backward(mt.tensor(g, device=y.device))
+    yt.backward(torch.tensor(g))
+    for ours, theirs in inputs: assert_close(ours.grad, theirs.grad, **tol)
+
+def compare_params(ours, theirs, tol):
+    "Same parameter names in the same order, same gradients."
+    ours_p, theirs_p = dict(ours.named_parameters()), dict(theirs.named_parameters())
+    assert list(ours_p) == list(theirs_p)
+    for name, p in theirs_p.items(): assert_close(ours_p[name].grad, p.grad, **tol)
+
+# ---------------------------------------------------------------- scaled_dot_product_attention
+
+SDPA_SHAPES = [((5, 4), (7, 4), (7, 3)), ((2, 5, 4), (2, 7, 4), (2, 7, 6)), ((2, 3, 6, 8), (2, 3, 6, 8), (2, 3, 6, 8)),
+               ((2, 3, 4, 5), (1, 3, 6, 5), (2, 1, 6, 2))]  # the last one broadcasts the batch axes
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shapes", SDPA_SHAPES, ids=str)
+@pytest.mark.parametrize("mask_kind", ["none", "bool", "float", "causal", "bool4d"])
+@pytest.mark.parametrize("scale", [None, 0.3])
+def test_sdpa(device, rng, dtype, shapes, mask_kind, scale):
+    "Output and the gradients of query, key and value, for every kind of mask, against torch."
+    (q, qt), (k, kt), (v, vt) = (both(rng.standard_normal(s).astype(dtype), device) for s in shapes)
+    l, s = shapes[0][-2], shapes[1][-2]
+    kw, kwt = dict(scale=scale), dict(scale=scale)
+    if mask_kind == "bool" or mask_kind == "bool4d":
+        shape = (l, s) if mask_kind == "bool" else (1,) * (len(shapes[0]) - 2) + (l, s)  # batch axes of size 1
+        keep = rng.random(shape) < 0.6
+        keep[..., 0] = True  # no row fully masked
+        kw["attn_mask"], kwt["attn_mask"] = mask_pair(keep, device)
+    elif mask_kind == "float":
+        kw["attn_mask"], kwt["attn_mask"] = mask_pair(rng.standard_normal((l, s)).astype(dtype), device)
+    elif mask_kind == "causal":
+        kw["is_causal"] = kwt["is_causal"] = True
+    y = F.scaled_dot_product_attention(q, k, v, **kw)
+    yt = torch.nn.functional.scaled_dot_product_attention(qt, kt, vt, **kwt)
+    assert_close(y, yt, **TOL[dtype])
+    backward_both(y, yt, [(q, qt), (k, kt), (v, vt)], rng, TOL[dtype])
+
+def test_sdpa_gradcheck(device, rng):
+    "First and second derivatives of the fused backward, float64 finite differences, with a float mask."
+    q, k, v = (mt.tensor(rng.standard_normal(s), device=device, requires_grad=True)
+               for s in ((2, 3, 4), (2, 5, 4), (2, 5, 2)))
+    bias = mt.tensor(rng.standard_normal((3, 5)), device=device)
+    fn = lambda q, k, v: F.scaled_dot_product_attention(q, k, v, bias)
+    assert mt.gradcheck(fn, q, k, v)
+    assert mt.gradgradcheck(fn, q, k, v)
+
+def test_sdpa_matches_loop_oracle(rng):
+    "The vectorized attention against the four-loop oracle of the chapter, with a mask."
+    q, k, v = rng.standard_normal((6, 5)), rng.standard_normal((9, 5)), rng.standard_normal((9, 3))
+    keep = rng.random((6, 9)) < 0.5
+    keep[:, 3] = True
+    got = F.scaled_dot_product_attention(mt.tensor(q), mt.tensor(k), mt.tensor(v), mt.tensor(keep))
+    np.testing.assert_allclose(got.numpy(), attention.attention_loop(q, k, v, keep), rtol=1e-12, atol=1e-13)
+
+def test_sdpa_dropout(device, rng):
+    "dropout_p=1 drops every weight (zeros, as torch); 0 < p < 1 keeps the expectation."
+    x = rng.standard_normal((2, 4, 3)).astype(np.float32)
+    out = F.scaled_dot_product_attention(*(mt.tensor(x, device=device),) * 3, dropout_p=1.0)
+    ref = torch.nn.functional.scaled_dot_product_attention(*(torch.tensor(x),) * 3, dropout_p=1.0)
+    assert_close(out, ref)
+    mt.manual_seed(0)
+    v = mt.ones(1, 200, 1, device=device, dtype=mt.float64)
+    q = mt.zeros(1, 1000, 4, device=device, dtype=mt.float64)  # uniform weights 1/200
+    k = mt.zeros(1, 200, 4, device=device, dtype=mt.float64)
+    dropped = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5).numpy()
+    assert abs(dropped.mean() - 1) < 0.02 and dropped.std() > 0.03
+
+def test_sdpa_errors(device):
+    "PyTorch's exception types for bad arguments."
+    q = mt.randn(2, 3, 4, device=device)
+    with pytest.raises(RuntimeError, match="is_causal"):
+        F.scaled_dot_product_attention(q, q, q, attn_mask=mt.ones(3, 3, dtype=mt.bool_, device=device),
+                                       is_causal=True)
+    with pytest.raises(RuntimeError, match="same last dimension"):
+        F.scaled_dot_product_attention(q, mt.randn(2, 3, 5, device=device), q)
+    with pytest.raises(RuntimeError, match="number of positions"):
+        F.scaled_dot_product_attention(q, q, mt.randn(2, 4, 4, device=device))
+    with pytest.raises(TypeError, match="must be Tensor"):
+        F.scaled_dot_product_attention(q, q, q.numpy())
+
+def test_softmax_rows_stable():
+    "No overflow for huge scores, the sum is 1, and a fully masked row is NaN as in torch."
+    s = np.array([[1000.0, 999.0, -np.inf], [-np.inf, -np.inf, -np.inf]])
+    p = attention.softmax_rows(s)
+    ref = torch.softmax(torch.tensor(s), -1).numpy()
+    np.testing.assert_allclose(p[0], ref[0], rtol=1e-12)
+    assert np.isnan(p[1]).all() and np.isnan(ref[1]).all()
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("block", [1, 5, 16, 100])
+def test_blockwise_attention(rng, causal, block):
+    "The online-softmax blockwise attention equals the reference for any block size."
+    q, k, v = rng.standard_normal((40, 8)), rng.standard_normal((40, 8)), rng.standard_normal((40, 3))
+    ref = F.scaled_dot_product_attention(mt.tensor(q), mt.tensor(k), mt.tensor(v), is_causal=causal).numpy()
+    np.testing.assert_allclose(attention.blockwise_attention(q, k, v, block, causal), ref, rtol=1e-11, atol=1e-12)
+
+# ---------------------------------------------------------------- MultiheadAttention
+
+MHA_OPTIONS = [dict(batch_first=True), dict(batch_first=False), dict(batch_first=True, bias=False)]
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("options", MHA_OPTIONS, ids=str)
+@pytest.mark.parametrize("need_weights,average", [(True, True), (True, False), (False, True)])
+@pytest.mark.parametrize("masks", ["none", "bool", "float", "padding", "both", "mask3d", "causal"])
+@pytest.mark.parametrize("cross", [False, True])
+def test_multihead_attention(device, rng, dtype, options, need_weights, average, masks, cross):
+    "Outputs, weights, input and parameter gradients against torch's module with the same state."
+    torch.manual_seed(0)
+    e, h, b, l = 12, 3, 2, 5
+    s = 7 if cross else l
+    theirs = torch.nn.MultiheadAttention(e, h, **options).to(TORCH_DTYPE[dtype])
+    ours = load_torch_state(nn.MultiheadAttention(e, h, **options), theirs, device)
+    with torch.no_grad():  # non-zero biases: the defaults 0 would hide mistakes
+        for p in theirs.parameters(): p.copy_(torch.randn(p.shape, dtype=p.dtype) * 0.3)
+    ours = load_torch_state(ours, theirs, device)
+    shape = lambda n: (b, n, e) if options["batch_first"] else (n, b, e)
+    x, xt = both(rng.standard_normal(shape(l)).astype(dtype), device)
+    if cross:
+        (kv, kvt), (vv, vvt) = (both(rng.standard_normal(shape(s)).astype(dtype), device) for _ in range(2))
+        args, args_t, inputs = (x, kv, vv), (xt, kvt, vvt), [(x, xt), (kv, kvt), (vv, vvt)]
+    else:
+        args, args_t, inputs = (x, x, x), (xt, xt, xt), [(x, xt)]
+    kw = dict(need_weights=need_weights, average_attn_weights=average)
+    kwt = dict(kw)
+    keep_first = lambda m: np.concatenate([np.zeros_like(m[..., :1]), m[..., 1:]], -1)  # key 0 always visible
+    if masks in ("bool", "both"):
+        kw["attn_mask"], kwt["attn_mask"] = mask_pair(keep_first(rng.random((l, s)) < 0.4), device)
+    if masks == "float":
+        kw["attn_mask"], kwt["attn_mask"] = mask_pair(rng.standard_normal((l, s)).astype(dtype), device)
+    if masks == "mask3d":
+        kw["attn_mask"], kwt["attn_mask"] = mask_pair(keep_first(rng.random((b * h, l, s)) < 0.4), device)
+    if masks in ("padding", "both"):
+        pad = np.zeros((b, s), bool)
+        pad[1, -2:] = True
+        kw["key_padding_mask"], kwt["key_padding_mask"] = mask_pair(pad, device)
+    if masks == "causal":
+        causal = np.triu(np.ones((l, s), bool), 1)
+        kw["attn_mask"], kwt["attn_mask"] = mask_pair(causal, device)
+        kw["is_causal"] = kwt["is_causal"] = True
+    y, w = ours(*args, **kw)
+    yt, wt = theirs(*args_t, **kwt)
+    assert_close(y, yt, **TOL[dtype])
+    if need_weights: assert_close(w, wt, **TOL[dtype])
+    else: assert w is None and wt is None
+    backward_both(y, yt, inputs, rng, TOL[dtype])
+    compare_params(ours, theirs, TOL[dtype])
+
+def test_multihead_attention_unbatched(device, rng):
+    "A 2-D (L, E) input is one sequence: outputs and weights without the batch axis."
+    torch.manual_seed(1)
+    theirs = torch.nn.MultiheadAttention(8, 2).double()
+    ours = load_torch_state(nn.MultiheadAttention(8, 2), theirs, device)
+    x, xt = both(rng.standard_normal((4, 8)), device)
+    pad, pad_t = mask_pair(np.array([False, False, True, False]), device)
+    (y, w), (yt, wt) = ours(x, x, x, key_padding_mask=pad), theirs(xt, xt, xt, key_padding_mask=pad_t)
+    assert_close(y, yt, **TOL[np.float64])
+    assert_close(w, wt, **TOL[np.float64])
+    backward_both(y, yt, [(x, xt)], rng, TOL[np.float64])
+
+def test_multihead_attention_defaults_and_dropout(device):
+    "Torch's initialisation (zero biases, parameter shapes) and dropout only in training mode."
+    mha = nn.MultiheadAttention(8, 2, dropout=0.5, batch_first=True).to(device)
+    t = torch.nn.MultiheadAttention(8, 2, dropout=0.5, batch_first=True)
+    assert {k: tuple(v.shape) for k, v in mha.state_dict().items()} == \
+        {k: tuple(v.shape) for k, v in t.state_dict().items()}
+    assert float(mha.in_proj_bias.abs().sum()) == 0 and float(mha.out_proj.bias.abs().sum()) == 0
+    bound = math.sqrt(6 / (8 + 24))  # xavier_uniform_ on the stacked (24, 8) weight
+    assert float(mha.in_proj_weight.abs().max()) <= bound
+    x = mt.randn(2, 6, 8, device=device)
+    mha.eval()
+    a, b = mha(x, x, x)[0], mha(x, x, x)[0]
+    assert np.array_equal(a.detach().numpy(), b.detach().numpy())
+    mha.train()
+    mt.manual_seed(0)
+    c = mha(x, x, x, need_weights=False)[0]
+    assert not np.allclose(a.detach().numpy(), c.detach().numpy())
+
+def test_multihead_attention_errors(device):
+    "PyTorch's exception types: AssertionError for the width, RuntimeError for masks."
+    with pytest.raises(AssertionError, match="divisible"): nn.MultiheadAttention(6, 4)
+    mha = nn.MultiheadAttention(8, 2).to(device)
+    x = mt.randn(3, 2, 8, device=device)
+    with pytest.raises(AssertionError, match="embedding dimension of 8"):
+        bad = mt.randn(3, 2, 7, device=device)
+        mha(bad, bad, bad)
+    with pytest.raises(RuntimeError, match="attn_mask"):
+        mha(x, x, x, attn_mask=mt.zeros(4, 3, dtype=mt.bool_, device=device))
+    with pytest.raises(RuntimeError, match="key_padding_mask"):
+        mha(x, x, x, key_padding_mask=mt.zeros(3, 3, dtype=mt.bool_, device=device))
+    with pytest.raises(RuntimeError, match="Need attn_mask"):
+        mha(x, x, x, is_causal=True)
+    with pytest.raises(NotImplementedError): nn.MultiheadAttention(8, 2, kdim=4)
+
+# ---------------------------------------------------------------- TransformerEncoderLayer and TransformerEncoder
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("norm_first", [False, True])
+@pytest.mark.parametrize("activation", ["relu", "gelu"])
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("masks", ["none", "causal", "padding"])
+def test_encoder_layer(device, rng, dtype, norm_first, activation, batch_first, masks):
+    "One layer: outputs, input and parameter gradients against torch, with loaded state."
+    torch.manual_seed(0)
+    kw = dict(dim_feedforward=24, dropout=0.0, activation=activation, batch_first=batch_first, norm_first=norm_first)
+    theirs = torch.nn.TransformerEncoderLayer(12, 3, **kw).to(TORCH_DTYPE[dtype])
+    with torch.no_grad():
+        for p in theirs.parameters(): p.add_(torch.randn(p.shape, dtype=p.dtype) * 0.2)
+    ours = load_torch_state(nn.TransformerEncoderLayer(12, 3, **kw), theirs, device)
+    b, l = 2, 6
+    x, xt = both(rng.standard_normal((b, l, 12) if batch_first else (l, b, 12)).astype(dtype), device)
+    fkw, fkwt = {}, {}
+    if masks == "causal":
+        m = np.triu(np.full((l, l), -np.inf, dtype), 1)
+        fkw["src_mask"], fkwt["src_mask"] = mask_pair(m, device)
+        fkw["is_causal"] = fkwt["is_causal"] = True
+    if masks == "padding":
+        pad = np.zeros((b, l), bool)
+        pad[0, -3:] = True
+        fkw["src_key_padding_mask"], fkwt["src_key_padding_mask"] = mask_pair(pad, device)
+    y, yt = ours(x, **fkw), theirs(xt, **fkwt)
+    assert_close(y, yt, **TOL[dtype])
+    backward_both(y, yt, [(x, xt)], rng, TOL[dtype])
+    compare_params(ours, theirs, TOL[dtype])
+
+@pytest.mark.parametrize("norm_first", [False, True])
+@pytest.mark.parametrize("final_norm", [False, True])
+def test_encoder_stack(device, rng, norm_first, final_norm):
+    "A stack of layers with an optional final norm, in eval mode with dropout 0.1 (inactive)."
+    torch.manual_seed(0)
+    layer_t = torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1, batch_first=True, norm_first=norm_first)
+    theirs = torch.nn.TransformerEncoder(layer_t, 3, norm=torch.nn.LayerNorm(8) if final_norm else None,
+                                         enable_nested_tensor=False).double().eval()
+    layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1, batch_first=True, norm_first=norm_first)
+    ours = nn.TransformerEncoder(layer, 3, norm=nn.LayerNorm(8) if final_norm else None).eval()
+    ours = load_torch_state(ours, theirs, device)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    x, xt = both(rng.standard_normal((3, 5, 8)), device)
+    y, yt = ours(x), theirs(xt)
+    assert_close(y, yt, **TOL[np.float64])
+    backward_both(y, yt, [(x, xt)], rng, TOL[np.float64])
+    compare_params(ours, theirs, TOL[np.float64])
+
+def test_encoder_layers_are_copies():
+    "TransformerEncoder deep-copies the layer: parameters are not shared."
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16), 2)
+    assert enc.layers[0].linear1.weight is not enc.layers[1].linear1.weight
+    assert len(list(enc.parameters())) == 2 * 12
+
+def test_encoder_layer_errors(device):
+    "Unknown activation (RuntimeError, as torch); a callable activation is used as it is."
+    with pytest.raises(RuntimeError, match="relu/gelu"): nn.TransformerEncoderLayer(8, 2, activation="tanh")
+    layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, activation=F.silu).to(device)
+    x = mt.randn(4, 2, 8, device=device)
+    assert layer(x).shape == (4, 2, 8)
+    with pytest.raises(RuntimeError, match="Need attn_mask"): layer(x, is_causal=True)
+
+# ---------------------------------------------------------------- positions, patches, counters
+
+def test_sinusoidal_positions():
+    "sin in even columns, cos in odd ones, torch-free formula check."
+    pe = attention.sinusoidal_positions(10, 6, dtype=mt.float64).numpy()
+    t, i = 7, 2
+    assert math.isclose(pe[t, 2 * i], math.sin(t / 10000 ** (2 * i / 6)), rel_tol=1e-12)
+    assert math.isclose(pe[t, 2 * i + 1], math.cos(t / 10000 ** (2 * i / 6)), rel_tol=1e-12)
+
+def test_patchify(device, rng):
+    "as_strided patches equal the reshape/permute formula, and the gradient flows back."
+    arr = rng.standard_normal((2, 3, 8, 12))
+    x, xt = both(arr, device)
+    tokens = attention.patchify(x, 4)
+    ref = xt.reshape(2, 3, 2, 4, 3, 4).permute(0, 2, 4, 1, 3, 5).reshape(2, 6, 48)
+    assert_close(tokens, ref)
+    backward_both(tokens, ref, [(x, xt)], rng, TOL[np.float64])
+    with pytest.raises(ValueError, match="multiple"): attention.patchify(x, 5)
+
+def test_encoder_layer_costs():
+    "The counters: parameters from the modules, MACs of the attention term."
+    c = attention.encoder_layer_costs(100, 64, 4, 256)
+    assert c["attention_macs"] == 2 * 100 * 100 * 64
+    assert c["linear_macs"] == 4 * 100 * 64 * 64 + 2 * 100 * 64 * 256
+    layer = torch.nn.TransformerEncoderLayer(64, 4, 256)
+    assert attention.n_params(nn.TransformerEncoderLayer(64, 4, 256)) == sum(p.numel() for p in layer.parameters())
