@@ -72,3 +72,4 @@ from .nn.functional import relu
 from .nn.functional import conv1d, conv2d, conv_transpose1d, conv_transpose2d, max_pool2d
 # torch.layer_norm, torch.group_norm, and torch.batch_norm in its own argument order (chapter 08)
 from .nn.norm import layer_norm, group_norm, batch_norm_native as batch_norm
+from . import gan  # 12: GAN players, losses and the DCGAN training loop
