@@ -7,7 +7,7 @@ __all__ = ['generator_loss', 'discriminator_loss', 'ring_centers', 'ring_of_gaus
            'g_step', 'gan_step', 'dcgan_generator', 'dcgan_discriminator', 'dcgan_init', 'sample', 'train_dcgan',
            'image_grid', 'classifier_score', 'slerp']
 
-# %% ../nbs/12_gan.ipynb #0e669cbc
+# %% ../nbs/12_gan.ipynb #6d755e14
 import math
 import numpy as np
 from .autograd import no_grad
@@ -17,7 +17,7 @@ from .nn.modules import (Sequential, Linear, ReLU, LeakyReLU, Tanh, Flatten, nor
 from .nn.conv import Conv2d, ConvTranspose2d
 from .nn.norm import BatchNorm2d
 
-# %% ../nbs/12_gan.ipynb #0305fce1
+# %% ../nbs/12_gan.ipynb #7e9655ec
 def generator_loss(fake_logits, kind="non_saturating"):
     "G's loss from D's logits on generated samples: -log D(G(z)) ('non_saturating') or log(1 - D(G(z))) ('minimax')."
     if kind == "non_saturating": return binary_cross_entropy_with_logits(fake_logits, ones_like(fake_logits))
@@ -29,7 +29,7 @@ def discriminator_loss(real_logits, fake_logits):
     return (binary_cross_entropy_with_logits(real_logits, ones_like(real_logits))
             + binary_cross_entropy_with_logits(fake_logits, zeros_like(fake_logits)))
 
-# %% ../nbs/12_gan.ipynb #f14717d5
+# %% ../nbs/12_gan.ipynb #229f2e3c
 def ring_centers(modes=8, radius=2.0):
     "The (modes, 2) centers of the ring: evenly spaced on a circle, the first at angle 0."
     angles = 2 * np.pi * np.arange(modes) / modes
@@ -47,7 +47,7 @@ def mlp(n_in, n_out, hidden=128, depth=3):
     for _ in range(depth - 1): layers += [Linear(n, hidden), ReLU()]; n = hidden
     return Sequential(*layers, Linear(n, n_out))
 
-# %% ../nbs/12_gan.ipynb #0bd89986
+# %% ../nbs/12_gan.ipynb #e12f202d
 def mode_coverage(samples, modes=8, radius=2.0, std=0.02, near=0.25, min_share=0.02):
     "Modes covered (at least `min_share` of the samples within `near` of the center) and the share of samples within 3 std of a center."
     dist = np.linalg.norm(samples[:, None, :] - ring_centers(modes, radius)[None], axis=2)
@@ -55,7 +55,7 @@ def mode_coverage(samples, modes=8, radius=2.0, std=0.02, near=0.25, min_share=0
     counts = np.bincount(dist.argmin(1)[close], minlength=modes)
     return int((counts >= min_share * len(samples)).sum()), float((dist.min(1) < 3 * std).mean())
 
-# %% ../nbs/12_gan.ipynb #b8a0c1e0
+# %% ../nbs/12_gan.ipynb #17623324
 def d_step(D, opt_d, real, fake, retain_graph=False):
     "One discriminator update, real -> 1 and fake -> 0; returns (loss, mean D(real), mean D(fake)) as floats."
     real_logits, fake_logits = D(real), D(fake)
@@ -76,7 +76,7 @@ def gan_step(G, D, opt_g, opt_d, real, z, kind="non_saturating"):
     g_loss = g_step(D, opt_g, fake, kind)
     return dict(d_loss=d_loss, g_loss=g_loss, d_real=d_real, d_fake=d_fake)
 
-# %% ../nbs/12_gan.ipynb #bc456d8e
+# %% ../nbs/12_gan.ipynb #48c4039a
 def dcgan_generator(latent=64, width=32):
     "A code (N, latent, 1, 1) -> 7×7 -> 14×14 -> a (N, 1, 28, 28) image in [-1, 1]."
     return Sequential(
@@ -91,7 +91,7 @@ def dcgan_discriminator(width=32):
         Conv2d(2 * width, 4 * width, 4, 2, 1, bias=False), BatchNorm2d(4 * width), LeakyReLU(0.2),
         Conv2d(4 * width, 1, 7, 1, 0), Flatten())
 
-# %% ../nbs/12_gan.ipynb #c4e13f24
+# %% ../nbs/12_gan.ipynb #94e93da1
 def dcgan_init(m):
     "DCGAN's initialization, for Module.apply: conv weights ~ N(0, 0.02), BatchNorm scales ~ N(1, 0.02), biases 0."
     if isinstance(m, (Conv2d, ConvTranspose2d)):
@@ -100,7 +100,7 @@ def dcgan_init(m):
     elif isinstance(m, BatchNorm2d):
         normal_(m.weight, 1.0, 0.02); zeros_(m.bias)
 
-# %% ../nbs/12_gan.ipynb #e3796564
+# %% ../nbs/12_gan.ipynb #323669a6
 def sample(G, z):
     "G's images for codes z, in evaluation mode and without a graph, as a numpy array; G is left in training mode."
     G.eval()
@@ -121,7 +121,7 @@ def train_dcgan(G, D, opt_g, opt_d, images, epochs, batch_size=64, z_fixed=None,
         if z_fixed is not None: grids.append(sample(G, z_fixed))
     return history, grids
 
-# %% ../nbs/12_gan.ipynb #0b576884
+# %% ../nbs/12_gan.ipynb #5e03749c
 def image_grid(images, rows=8, pad=2):
     "A (N, 1, H, W) batch in [-1, 1] as one 2-d array of `rows` rows, with `pad` pixels of background between."
     n, _, h, w = images.shape
@@ -132,7 +132,7 @@ def image_grid(images, rows=8, pad=2):
         grid[r * (h + pad):r * (h + pad) + h, c * (w + pad):c * (w + pad) + w] = im[0]
     return grid
 
-# %% ../nbs/12_gan.ipynb #d89debb2
+# %% ../nbs/12_gan.ipynb #10869adf
 def classifier_score(probs):
     "From class probabilities (N, C): mean confidence, entropy (nats) of the predicted-label histogram, classes seen, histogram."
     labels = probs.argmax(1)
@@ -141,7 +141,7 @@ def classifier_score(probs):
     return dict(confidence=float(probs.max(1).mean()), entropy=float((seen * np.log(1 / seen)).sum()),
                 classes=int((hist > 0).sum()), histogram=hist)
 
-# %% ../nbs/12_gan.ipynb #ee84576e
+# %% ../nbs/12_gan.ipynb #9e9113c6
 def slerp(z0, z1, t):
     "Spherical interpolation between two codes (numpy arrays) at fractions t (1-d): shape (len(t), *z0.shape)."
     a, b = z0.ravel().astype(np.float64), z1.ravel().astype(np.float64)
