@@ -473,6 +473,48 @@ def kv_cache_decoding():
     cached = min(timed(True) for _ in range(2))
     recompute = min(timed(False) for _ in range(2))
     return cached, recompute
+# --- chapter 12: GANs ----------------------------------------------------------------------------------------
+
+def _dcgan_pair(device):
+    """One DCGAN round (chapter 12's gan_step): G(z), a discriminator Adam step on a real batch and G(z).detach(), a
+    generator Adam step through D; batch 64, 64-d codes, width 32; the same weights in torch (CPU, one round each)."""
+    import torch
+    import minitorch_nb as mt
+    from minitorch_nb import gan
+    tn = torch.nn
+    rng = np.random.default_rng(0)
+    real = rng.uniform(-1, 1, (64, 1, 28, 28)).astype(np.float32)
+    mt.manual_seed(0)
+    G, D = gan.dcgan_generator(64, 32), gan.dcgan_discriminator(32)
+    for net in (G, D): net.apply(gan.dcgan_init)
+    tG = tn.Sequential(tn.ConvTranspose2d(64, 128, 7, 1, 0, bias=False), tn.BatchNorm2d(128), tn.ReLU(),
+                       tn.ConvTranspose2d(128, 64, 4, 2, 1, bias=False), tn.BatchNorm2d(64), tn.ReLU(),
+                       tn.ConvTranspose2d(64, 1, 4, 2, 1), tn.Tanh())
+    tD = tn.Sequential(tn.Conv2d(1, 64, 4, 2, 1), tn.LeakyReLU(0.2), tn.Conv2d(64, 128, 4, 2, 1, bias=False),
+                       tn.BatchNorm2d(128), tn.LeakyReLU(0.2), tn.Conv2d(128, 1, 7, 1, 0), tn.Flatten())
+    for ours, theirs in ((G, tG), (D, tD)):
+        theirs.load_state_dict({k: torch.tensor(v.detach().to("numpy").numpy()) for k, v in ours.state_dict().items()})
+    G, D = G.to(device), D.to(device)
+    adam = lambda params, lib: lib.Adam(params, lr=2e-4, betas=(0.5, 0.999))
+    opt_g, opt_d, topt_g, topt_d = adam(G.parameters(), mt.optim), adam(D.parameters(), mt.optim), \
+        adam(tG.parameters(), torch.optim), adam(tD.parameters(), torch.optim)
+    xb, txb = mt.tensor(real, device=device), torch.tensor(real)
+    z = rng.standard_normal((64, 64, 1, 1)).astype(np.float32)
+    zb, tzb = mt.tensor(z, device=device), torch.tensor(z)
+    bce = tn.functional.binary_cross_entropy_with_logits
+    def ours(): gan.gan_step(G, D, opt_g, opt_d, xb, zb)
+    def theirs():
+        fake = tG(tzb)
+        r, f = tD(txb), tD(fake.detach())
+        d_loss = bce(r, torch.ones_like(r)) + bce(f, torch.zeros_like(f))
+        topt_d.zero_grad(); d_loss.backward(); topt_d.step()
+        g = tD(fake)
+        g_loss = bce(g, torch.ones_like(g))
+        topt_g.zero_grad(); g_loss.backward(); topt_g.step()
+    return ours, theirs
+
+@benchmark("DCGAN step (12): D+G Adam, batch 64, latent 64, device 'cpu'", "torch", target=2.0)
+def dcgan_step_cpu(): return _dcgan_pair("cpu")
 
 # --- driver -------------------------------------------------------------------------------------------
 

@@ -76,3 +76,4 @@ from .nn.norm import layer_norm, group_norm, batch_norm_native as batch_norm
 from . import memory, amp
 from .memory import autocast, is_autocast_enabled, get_autocast_dtype
 from . import distributed  # 09b: process groups on MPI, collectives, DistributedDataParallel
+from . import gan  # 12: GAN players, losses and the DCGAN training loop
