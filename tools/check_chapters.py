@@ -47,6 +47,12 @@ def resolve(module, level, here):
     base = base[:len(base) - (level - 1)]
     return ".".join(base + ([module] if module else []))
 
+def attribute_chain(node):
+    "['nn', 'functional', 'relu'] for the expression `nn.functional.relu`; None if it does not start at a name."
+    parts = []
+    while isinstance(node, ast.Attribute): parts.append(node.attr); node = node.value
+    return [node.id] + parts[::-1] if isinstance(node, ast.Name) else None
+
 def imported_modules(source, here="", face_names=None):
     """Dotted names of minitorch_nb modules imported by Python `source` (a module of the package, or a notebook).
     A name taken from a face counts as the module that defines it; a face imported as a module (`from
@@ -69,12 +75,17 @@ def imported_modules(source, here="", face_names=None):
                 name = a.name.split(".", 1)[1]
                 if name in face_names and a.asname: aliases[a.asname] = name
                 else: found.add(name)
+    inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
     for node in ast.walk(tree):  # what the source reads from the faces it imported as modules
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
-            face = aliases[node.value.id]
-            if node.attr.startswith("__"): continue  # __name__, __file__: every module has them
-            found.add(face_names[face].get(node.attr, face if not known_module(f"{face}.{node.attr}")
-                                            else f"{face}.{node.attr}"))
+        if not isinstance(node, ast.Attribute) or id(node) in inner: continue
+        parts = attribute_chain(node)
+        if not parts or parts[0] not in aliases: continue
+        face, rest = aliases[parts[0]], parts[1:]
+        while len(rest) > 1 and f"{face}.{rest[0]}" in face_names:  # nn.functional.relu: a face in a face
+            face, rest = f"{face}.{rest[0]}", rest[1:]
+        if rest[0].startswith("__"): continue  # __name__, __file__: every module has them
+        found.add(face_names[face].get(rest[0], face if not known_module(f"{face}.{rest[0]}")
+                                       else f"{face}.{rest[0]}"))
     return {m for m in found if m}
 
 def face_exports(faces):
