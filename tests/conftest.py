@@ -11,8 +11,10 @@ settings.load_profile("deterministic")
 import minitorch_nb as mt
 
 def differential_devices():
-    "The devices the differential tests run on: 'numpy' (chapter 00) and 'cpu' (chapter 06a's Numba kernels)."
-    return [d for d in ("numpy", "cpu") if d in mt.autograd.available_devices()]
+    """The devices the differential tests run on: 'numpy' (chapter 00) and 'cpu' (chapter 06a's Numba kernels);
+    MINITORCH_TEST_DEVICES (e.g. "numpy cpu cuda") chooses others where a GPU is present (tools/gpu_check.sh)."""
+    wanted = os.environ.get("MINITORCH_TEST_DEVICES", "numpy cpu").split()
+    return [d for d in wanted if d in mt.autograd.available_devices()]
 
 @pytest.fixture(params=differential_devices())
 def device(request):

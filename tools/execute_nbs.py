@@ -115,8 +115,9 @@ class _Progress:
         self._stop.set(); self._thread.join(); os.close(self.fd)
 
 
-def run_one(fn: Path, run_flags: set[str]) -> int:
-    "Execute one notebook in this process and write it back. Returns 0 on success."
+def run_one(fn: Path, run_flags: set[str], keep_going: bool = False) -> int:
+    """Execute one notebook in this process and write it back. Returns 0 on success. With `keep_going`, a cell's
+    error is saved as its output, the rest still run, the notebook is written, and 1 is returned."""
     os.environ.setdefault('MPLBACKEND', 'Agg')
     from execnb.nbio import read_nb, write_nb
     from execnb.shell import CaptureShell
@@ -146,7 +147,7 @@ def run_one(fn: Path, run_flags: set[str]) -> int:
     print(f'  executing {fn.name} ({progress.n_code} code cells)', flush=True)
     try:
         os.chdir(fn.parent)
-        with progress: k.run_all(nb, exc_stop=True, preproc=no_eval)
+        with progress: k.run_all(nb, exc_stop=not keep_going, preproc=no_eval)
     except BaseException:
         sys.stderr.write(k.prettytb(fname=fn) + '\n')
         return 1
@@ -154,8 +155,10 @@ def run_one(fn: Path, run_flags: set[str]) -> int:
         os.chdir(cwd)
     normalise_outputs(nb)
     write_nb(nb, fn)
-    print(f'  executed {fn.name} in {time.time() - start:.1f}s', flush=True)
-    return 0
+    errors = [c.idx_ for c in nb.cells if any(o.get('output_type') == 'error' for o in c.get('outputs', []))]
+    print(f'  executed {fn.name} in {time.time() - start:.1f}s' + (f'; errors in cells {errors}' if errors else ''),
+          flush=True)
+    return 1 if errors else 0
 
 
 def main(argv=None) -> int:
@@ -163,6 +166,7 @@ def main(argv=None) -> int:
     ap.add_argument('notebooks', nargs='+')
     ap.add_argument('--skip-slow', action='store_true', help='do not run `#| slow` cells')
     ap.add_argument('--flags', default=None, help='space-separated test flags to run (default: slow, and gpu when a GPU is present)')
+    ap.add_argument('--keep-going', action='store_true', help='run every cell even after an error (errors saved)')
     ap.add_argument('--one', action='store_true', help=argparse.SUPPRESS)  # internal: run in this process
     a = ap.parse_args(argv)
     if a.flags is not None: flags = set(a.flags.split())
@@ -170,7 +174,7 @@ def main(argv=None) -> int:
         flags = set() if a.skip_slow else {'slow'}
         if _have_gpu(): flags.add('gpu')
     fns = [Path(n).resolve() for n in a.notebooks]
-    if a.one: return run_one(fns[0], flags)
+    if a.one: return run_one(fns[0], flags, a.keep_going)
     failed = []
     print(f'execute_nbs: running {len(fns)} notebook(s); flags run: {" ".join(sorted(flags)) or "none"}', flush=True)
     for fn in fns:

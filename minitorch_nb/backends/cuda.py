@@ -308,6 +308,10 @@ class CudaBackend(Backend):
                                                        _meta(sb), b.offset, _meta(shape), out.size)
     def copy(self, out, a):
         if out.size == 0: return
+        if out.dtype.kind == "u" and a.dtype.kind == "f":
+            # a negative float to an unsigned integer: the GPU saturates to 0 where numpy and torch
+            # wrap around (C leaves it undefined); through int64, whose narrowing wraps everywhere
+            a = a.astype(np.int64)
         shape, so, sa = coalesce(out.shape, out.strides, a.strides)
         launch(gpu_copy_kernel, blocks_for(out.size))(out.buffer, _meta(so), out.offset,
                                                       a.buffer, _meta(sa),
