@@ -149,3 +149,17 @@ def test_code_lines_fit_in_100_columns(nb):
     "Every code-cell line of a checked chapter fits in 100 columns (wrap it by hand so it stays readable)."
     hits = code_width.long_code_lines(nb)
     assert not hits, f"{len(hits)} code line(s) over {code_width.MAX_COLUMNS} columns:\n" + "\n".join(hits)
+
+
+def test_bibliography_entries_are_closed():
+    "Every entry of nbs/references.bib closes its braces before the next one starts (pandoc rejects the whole file)."
+    text = (NBS / "references.bib").read_text(encoding="utf-8")
+    starts = [m.start() for m in re.finditer(r"^@\w+\{", text, re.M)] + [len(text)]
+    bad = []
+    for a, b in zip(starts, starts[1:]):
+        entry, depth = text[a:b], 0
+        for ch in entry:
+            depth += (ch == "{") - (ch == "}")
+            if depth < 0: break
+        if depth != 0: bad.append(entry.splitlines()[0])
+    assert not bad, "entries whose braces do not balance:\n" + "\n".join(bad)
