@@ -1085,7 +1085,8 @@ def __rpow__(self: Tensor, base):
 def __neg__(self: Tensor): return Neg.apply(self)
 
 class _Autocast:
-    """The hook an autocast region installs (chapter 09a): None outside one, so ops run as written."""
+    """The hook an autocast region installs (chapter 09a): None outside one, so ops run as
+    written."""
     hook = None
 
 def autocast_op(policy):
@@ -1597,7 +1598,8 @@ def is_inference(self: Tensor):
     return self._inference
 
 # %% ../nbs/00_autograd.ipynb #f5fa95ae
-_GRAPH_STATE = ("_grad", "grad_fn", "_accumulator", "_version", "_inference", "_post_accumulate_grad_hooks")
+_GRAPH_STATE = ("_grad", "grad_fn", "_accumulator", "_version", "_inference",
+                "_post_accumulate_grad_hooks")
 
 @patch
 def __getstate__(self: Tensor):

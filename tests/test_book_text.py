@@ -8,6 +8,7 @@ the key in nbs/references.bib.
 """
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,40 @@ def test_citations_resolve():
             for group in re.findall(r"\[([^\[\]]*@[^\[\]]*)\]", text):
                 missing += [f"{nb.name} cell {i}: @{k}" for k in re.findall(r"-?@([\w:.-]*\w)", group) if k not in keys]
     assert not missing, "citation keys not in nbs/references.bib:\n" + "\n".join(missing)
+
+
+sys.path.insert(0, str(NBS.parent / "tools"))
+import code_width  # noqa: E402  (the rule shared with tools/check_site.py --strict-code)
+
+
+def test_code_width_finds_long_lines_and_knows_the_checked_chapters(tmp_path):
+    "The checker itself: a line of 101 columns is caught, one of 100 is not; sub-chapters follow their number."
+    cells = [{"cell_type": "code", "source": ["x = 1\n", "y = '" + "a" * 94 + "'\n", "z = '" + "b" * 95 + "'"]},
+             {"cell_type": "markdown", "source": "w" * 300}]
+    p = tmp_path / "99_x.ipynb"
+    p.write_text(json.dumps({"cells": cells}))
+    hits = code_width.long_code_lines(p)
+    assert len(hits) == 1 and "cell 0 line 3 (101 columns)" in hits[0], hits
+    assert code_width.is_checked("06b_hardware") and code_width.is_checked("index")
+    assert not code_width.is_checked("99_x")
+
+
+@pytest.mark.parametrize("nb", [p for p in book_notebooks() if code_width.is_checked(p.stem)], ids=lambda p: p.stem)
+def test_code_lines_fit_in_100_columns(nb):
+    "Every code-cell line of a checked chapter fits in 100 columns (wrap it by hand so it stays readable)."
+    hits = code_width.long_code_lines(nb)
+    assert not hits, f"{len(hits)} code line(s) over {code_width.MAX_COLUMNS} columns:\n" + "\n".join(hits)
+
+
+def test_bibliography_entries_are_closed():
+    "Every entry of nbs/references.bib closes its braces before the next one starts (pandoc rejects the whole file)."
+    text = (NBS / "references.bib").read_text(encoding="utf-8")
+    starts = [m.start() for m in re.finditer(r"^@\w+\{", text, re.M)] + [len(text)]
+    bad = []
+    for a, b in zip(starts, starts[1:]):
+        entry, depth = text[a:b], 0
+        for ch in entry:
+            depth += (ch == "{") - (ch == "}")
+            if depth < 0: break
+        if depth != 0: bad.append(entry.splitlines()[0])
+    assert not bad, "entries whose braces do not balance:\n" + "\n".join(bad)
