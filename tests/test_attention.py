@@ -182,17 +182,79 @@ def test_multihead_attention(device, rng, dtype, options, need_weights, average,
     backward_both(y, yt, inputs, rng, TOL[dtype])
     compare_params(ours, theirs, TOL[dtype])
 
-def test_multihead_attention_unbatched(device, rng):
+MHA_EXTRAS = [dict(kdim=5, vdim=3), dict(kdim=5), dict(add_bias_kv=True), dict(add_zero_attn=True),
+              dict(add_bias_kv=True, add_zero_attn=True, kdim=4, vdim=6),
+              dict(add_bias_kv=True, add_zero_attn=True, bias=False)]
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("extras", MHA_EXTRAS, ids=str)
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("need_weights,average", [(True, True), (True, False), (False, True)])
+@pytest.mark.parametrize("masks", ["none", "bool", "mask3d", "padding", "both"])
+def test_multihead_attention_extras(device, rng, dtype, extras, batch_first, need_weights, average,
+                                    masks):
+    "kdim/vdim (separate projection weights), add_bias_kv and add_zero_attn against torch."
+    torch.manual_seed(0)
+    e, h, b, l, s = 12, 3, 2, 5, 7
+    theirs = torch.nn.MultiheadAttention(e, h, batch_first=batch_first, **extras).to(TORCH_DTYPE[dtype])
+    with torch.no_grad():
+        for p in theirs.parameters(): p.copy_(torch.randn(p.shape, dtype=p.dtype) * 0.3)
+    ours = load_torch_state(nn.MultiheadAttention(e, h, batch_first=batch_first, **extras), theirs, device)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert (ours.in_proj_weight is None) == (theirs.in_proj_weight is None)
+    shape = lambda n, w: (b, n, w) if batch_first else (n, b, w)
+    x, xt = both(rng.standard_normal(shape(l, e)).astype(dtype), device)
+    kdim, vdim = extras.get("kdim", e), extras.get("vdim", e)
+    kv = [both(rng.standard_normal(shape(s, w)).astype(dtype), device) for w in (kdim, vdim)]
+    kw = dict(need_weights=need_weights, average_attn_weights=average)
+    kwt = dict(kw)
+    if masks in ("bool", "both"):
+        hide = rng.random((l, s)) < 0.5
+        hide[0] = True  # a fully masked row: only the appended keys (never masked) are left to it
+        if not (extras.get("add_bias_kv") or extras.get("add_zero_attn")): hide[:, 0] = False
+        kw["attn_mask"], kwt["attn_mask"] = mask_pair(hide, device)
+    if masks == "mask3d":
+        kw["attn_mask"], kwt["attn_mask"] = mask_pair(rng.standard_normal((b * h, l, s)).astype(dtype), device)
+    if masks in ("padding", "both"):
+        pad = np.zeros((b, s), bool)
+        pad[1, -3:] = True
+        kw["key_padding_mask"], kwt["key_padding_mask"] = mask_pair(pad, device)
+    y, w = ours(x, kv[0][0], kv[1][0], **kw)
+    yt, wt = theirs(xt, kv[0][1], kv[1][1], **kwt)
+    assert_close(y, yt, **TOL[dtype])
+    if need_weights:
+        assert w.shape == wt.shape
+        assert_close(w, wt, **TOL[dtype])
+    else: assert w is None and wt is None
+    backward_both(y, yt, [(x, xt)] + kv, rng, TOL[dtype])
+    compare_params(ours, theirs, TOL[dtype])
+
+@pytest.mark.parametrize("options", [{}, dict(kdim=5, vdim=3, add_bias_kv=True, add_zero_attn=True)],
+                         ids=str)
+def test_multihead_attention_unbatched(device, rng, options):
     "A 2-D (L, E) input is one sequence: outputs and weights without the batch axis."
     torch.manual_seed(1)
-    theirs = torch.nn.MultiheadAttention(8, 2).double()
-    ours = load_torch_state(nn.MultiheadAttention(8, 2), theirs, device)
+    theirs = torch.nn.MultiheadAttention(8, 2, **options).double()
+    ours = load_torch_state(nn.MultiheadAttention(8, 2, **options), theirs, device)
     x, xt = both(rng.standard_normal((4, 8)), device)
+    if options:
+        (k, kt), (v, vt) = (both(rng.standard_normal((4, w)), device) for w in (5, 3))
+    else: (k, kt), (v, vt) = (x, xt), (x, xt)
     pad, pad_t = mask_pair(np.array([False, False, True, False]), device)
-    (y, w), (yt, wt) = ours(x, x, x, key_padding_mask=pad), theirs(xt, xt, xt, key_padding_mask=pad_t)
+    (y, w), (yt, wt) = ours(x, k, v, key_padding_mask=pad), theirs(xt, kt, vt, key_padding_mask=pad_t)
     assert_close(y, yt, **TOL[np.float64])
     assert_close(w, wt, **TOL[np.float64])
-    backward_both(y, yt, [(x, xt)], rng, TOL[np.float64])
+    backward_both(y, yt, [(x, xt)] + ([(k, kt), (v, vt)] if options else []), rng, TOL[np.float64])
+
+def test_multihead_attention_extras_initialisation():
+    "Separate projection weights and bias_k/bias_v: torch's shapes, Xavier-initialised, zero biases."
+    for options in (dict(kdim=5, vdim=3), dict(add_bias_kv=True), dict(add_zero_attn=True, vdim=4)):
+        ours, theirs = nn.MultiheadAttention(8, 2, **options), torch.nn.MultiheadAttention(8, 2, **options)
+        assert {k: tuple(v.shape) for k, v in ours.state_dict().items()} == \
+            {k: tuple(v.shape) for k, v in theirs.state_dict().items()}
+        for name, p in ours.named_parameters():
+            if name.endswith("proj_weight") or name.startswith("bias_"): assert float(p.abs().sum()) > 0
+            if name == "in_proj_bias": assert float(p.abs().sum()) == 0
 
 def test_multihead_attention_defaults_and_dropout(device):
     "Torch's initialisation (zero biases, parameter shapes) and dropout only in training mode."
@@ -222,11 +284,29 @@ def test_multihead_attention_errors(device):
         mha(bad, bad, bad)
     with pytest.raises(RuntimeError, match="attn_mask"):
         mha(x, x, x, attn_mask=mt.zeros(4, 3, dtype=mt.bool_, device=device))
-    with pytest.raises(RuntimeError, match="key_padding_mask"):
+    with pytest.raises(AssertionError, match="key_padding_mask"):
         mha(x, x, x, key_padding_mask=mt.zeros(3, 3, dtype=mt.bool_, device=device))
     with pytest.raises(RuntimeError, match="Need attn_mask"):
         mha(x, x, x, is_causal=True)
-    with pytest.raises(NotImplementedError): nn.MultiheadAttention(8, 2, kdim=4)
+
+MHA_BAD_INPUTS = [  # (module options, query shape, key shape, value shape), inputs (L, B, E)
+    (dict(kdim=5, vdim=3), (4, 2, 8), (6, 2, 4), (6, 2, 3)),  # key width is not kdim
+    (dict(kdim=5, vdim=3), (4, 2, 8), (6, 2, 5), (6, 2, 4)),  # value width is not vdim
+    (dict(kdim=5, vdim=3), (4, 2, 8), (6, 2, 5), (5, 2, 3)),  # key and value lengths differ
+    (dict(), (4, 2, 8), (6, 2, 7), (6, 2, 7)),  # key width with the stacked weight
+    (dict(), (4, 2, 8), (6, 3, 8), (6, 3, 8)),  # batch sizes differ
+    (dict(add_bias_kv=True), (4, 2, 8), (6, 3, 8), (6, 3, 8)),
+]
+
+@pytest.mark.parametrize("options,q_shape,k_shape,v_shape", MHA_BAD_INPUTS, ids=str)
+def test_multihead_attention_bad_inputs_like_torch(device, options, q_shape, k_shape, v_shape):
+    "Keys and values that don't fit raise the exception type torch raises."
+    theirs = torch.nn.MultiheadAttention(8, 2, **options)
+    ours = nn.MultiheadAttention(8, 2, **options).to(device)
+    with pytest.raises(Exception) as expected:
+        theirs(*(torch.randn(s) for s in (q_shape, k_shape, v_shape)))
+    with pytest.raises(expected.type):
+        ours(*(mt.randn(*s, device=device) for s in (q_shape, k_shape, v_shape)))
 
 # ---------------------------------------------------------------- TransformerEncoderLayer and TransformerEncoder
 

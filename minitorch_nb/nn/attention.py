@@ -12,9 +12,10 @@ __all__ = ['softmax_rows', 'attention_loop', 'attention_macs', 'subtract_row_max
 import copy, math
 import numpy as np
 from ..autograd import Tensor, Function, namespace, is_grad_enabled, unbroadcast
-from ..ops import where, ones, zeros, tensor
+from ..ops import where, ones, zeros, tensor, cat
 from .modules import (Module, ModuleList, Linear, Dropout, dropout, relu, gelu,
-                                     _empty_parameter, xavier_uniform_, constant_, _expect_tensor)
+                                     _empty_parameter, xavier_uniform_, xavier_normal_, constant_,
+                                     _expect_tensor)
 from .norm import LayerNorm, on_cpu_kernels
 from ..ndarray import as_numpy_view, from_numpy
 from numba import njit
@@ -181,43 +182,66 @@ def _attention_bias(attn_mask, key_padding_mask, b, h, l, s, dtype):
     if attn_mask is not None:
         want = [(l, s), (b * h, l, s)][attn_mask.ndim - 2] if attn_mask.ndim in (2, 3) else None
         if tuple(attn_mask.shape) != want:
-            raise RuntimeError(f"The shape of the attn_mask is {list(attn_mask.shape)}, but should be "
-                               f"{list(want or (l, s))} (L, S) or {[b * h, l, s]} (B·num_heads, L, S)")
-        bias = _as_bias(attn_mask, dtype).reshape(-1 if attn_mask.ndim == 3 else 1, *([h] if
-                                                  attn_mask.ndim == 3 else [1]), l, s)
+            raise RuntimeError(f"The shape of the attn_mask is {list(attn_mask.shape)}, but should "
+                               f"be {[l, s]} (L, S) or {[b * h, l, s]} (B·num_heads, L, S)")
+        heads = h if attn_mask.ndim == 3 else 1
+        bias = _as_bias(attn_mask, dtype).reshape(-1, heads, l, s)
     if key_padding_mask is not None:
-        if tuple(key_padding_mask.shape) != (b, s):
-            raise RuntimeError(f"key_padding_mask of shape {list(key_padding_mask.shape)} should be "
-                               f"{[b, s]} (batch, source length)")
+        if tuple(key_padding_mask.shape) != (b, s):  # an AssertionError in PyTorch too
+            raise AssertionError(f"key_padding_mask of shape {list(key_padding_mask.shape)} should be "
+                                 f"{[b, s]} (batch, source length)")
         pad = _as_bias(key_padding_mask, dtype).reshape(b, 1, 1, s)
         bias = pad if bias is None else bias + pad
     return bias
 
+def _pad_keys(bias, extra):
+    "The bias with `extra` zero columns: the appended keys (bias_k, zero attention) are never masked."
+    if bias is None or extra == 0: return bias
+    return cat([bias, zeros(*bias.shape[:-1], extra, dtype=bias.dtype, device=bias.device)], -1)
+
 # %% ../../nbs/11a_attention.ipynb #e861d989
 class MultiheadAttention(Module):
     """Attention with `num_heads` heads of size embed_dim / num_heads, PyTorch's parameters
-    (in_proj_weight, in_proj_bias, out_proj) and arguments."""
-    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
-                 kdim=None, vdim=None, batch_first=False, device=None, dtype=None):
+    (in_proj_weight or q/k/v_proj_weight, in_proj_bias, bias_k, bias_v, out_proj) and arguments."""
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
+                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
+                 dtype=None):
         super().__init__()
         if embed_dim % num_heads: raise AssertionError("embed_dim must be divisible by num_heads")
-        if add_bias_kv or add_zero_attn or kdim not in (None, embed_dim) or vdim not in (None, embed_dim):
-            raise NotImplementedError("MultiheadAttention: add_bias_kv, add_zero_attn and kdim/vdim other "
-                                      "than embed_dim are not implemented")
+        kw = dict(dtype=dtype, device=device)
         self.embed_dim, self.num_heads, self.head_dim = embed_dim, num_heads, embed_dim // num_heads
-        self.dropout, self.batch_first = dropout, batch_first
-        self.in_proj_weight = _empty_parameter(3 * embed_dim, embed_dim, dtype=dtype, device=device)
-        if bias: self.in_proj_bias = _empty_parameter(3 * embed_dim, dtype=dtype, device=device)
-        else: self.register_parameter("in_proj_bias", None)
-        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, device=device, dtype=dtype)
+        self.kdim = embed_dim if kdim is None else kdim
+        self.vdim = embed_dim if vdim is None else vdim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.dropout, self.batch_first, self.add_zero_attn = dropout, batch_first, add_zero_attn
+        self._add_projections(bias, kw)
+        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, **kw)
+        for name in ("bias_k", "bias_v"):  # one learned key and value appended to every sequence
+            self.register_parameter(name, _empty_parameter(1, 1, embed_dim, **kw) if add_bias_kv
+                                    else None)
         self._reset_parameters()
 
+    def _add_projections(self, bias, kw):
+        "One stacked (3E, E) weight when keys and values have width E, else one weight per input."
+        e, names = self.embed_dim, ("q_proj_weight", "k_proj_weight", "v_proj_weight")
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = _empty_parameter(3 * e, e, **kw)
+            for name in names: self.register_parameter(name, None)
+        else:
+            for name, width in zip(names, (e, self.kdim, self.vdim)):
+                self.register_parameter(name, _empty_parameter(e, width, **kw))
+            self.register_parameter("in_proj_weight", None)
+        self.register_parameter("in_proj_bias", _empty_parameter(3 * e, **kw) if bias else None)
+
     def _reset_parameters(self):
-        "Xavier-uniform projections, zero biases (PyTorch's initialisation)."
-        xavier_uniform_(self.in_proj_weight)
+        "Xavier-uniform projections, zero biases, Xavier-normal bias_k/bias_v (PyTorch's choice)."
+        for w in (self.in_proj_weight, self.q_proj_weight, self.k_proj_weight, self.v_proj_weight):
+            if w is not None: xavier_uniform_(w)
         if self.in_proj_bias is not None:
             constant_(self.in_proj_bias, 0.0)
             constant_(self.out_proj.bias, 0.0)
+        for b in (self.bias_k, self.bias_v):
+            if b is not None: xavier_normal_(b)
 
     def extra_repr(self): return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}"
 
@@ -228,20 +252,44 @@ from fastcore.basics import patch
 def _project(self: MultiheadAttention, query, key, value):
     "Q, K, V (B, N, E) from the inputs, with one GEMM when they are one tensor."
     w, b, e = self.in_proj_weight, self.in_proj_bias, self.embed_dim
-    if query is key and key is value:
+    if w is not None and query is key and key is value:
         return (query @ w.T + (0 if b is None else b)).chunk(3, dim=-1)
-    part = lambda x, i: x @ w[i * e:(i + 1) * e].T + (0 if b is None else b[i * e:(i + 1) * e])
-    return part(query, 0), part(key, 1), part(value, 2)
+    weights = ((self.q_proj_weight, self.k_proj_weight, self.v_proj_weight) if w is None
+               else (w[:e], w[e:2 * e], w[2 * e:]))
+    return tuple(x @ wi.T + (0 if b is None else b[i * e:(i + 1) * e])
+                 for i, (x, wi) in enumerate(zip((query, key, value), weights)))
+
+@patch
+def _append_keys(self: MultiheadAttention, k, v):
+    "K, V (B, S, E) with bias_k/bias_v (add_bias_kv), then a zero key and value (add_zero_attn)."
+    b, e = k.shape[0], self.embed_dim
+    if self.bias_k is not None:
+        k, v = cat([k, self.bias_k.expand(b, 1, e)], 1), cat([v, self.bias_v.expand(b, 1, e)], 1)
+    if self.add_zero_attn:
+        k, v = (cat([x, zeros(b, 1, e, dtype=x.dtype, device=x.device)], 1) for x in (k, v))
+    return k, v
 
 def _check_mha_inputs(m, query, key, value):
     "PyTorch's errors for inputs of the wrong rank or width."
     if query.ndim not in (2, 3) or key.ndim != query.ndim or value.ndim != query.ndim:
-        raise AssertionError(f"query, key and value should be all 2-D (unbatched) or all 3-D (batched), "
-                             f"got shapes {list(query.shape)}, {list(key.shape)}, {list(value.shape)}")
+        raise AssertionError(f"query, key and value should be all 2-D (unbatched) or all 3-D "
+                             f"(batched), got shapes {list(query.shape)}, {list(key.shape)}, "
+                             f"{list(value.shape)}")
     if query.shape[-1] != m.embed_dim:
-        raise AssertionError(f"was expecting embedding dimension of {m.embed_dim}, but got {query.shape[-1]}")
+        raise AssertionError(f"was expecting embedding dimension of {m.embed_dim}, but got "
+                             f"{query.shape[-1]}")
     if key.shape[:-1] != value.shape[:-1]:
-        raise AssertionError(f"key shape {list(key.shape)} does not match value shape {list(value.shape)}")
+        raise AssertionError(f"key shape {list(key.shape)} does not match value shape "
+                             f"{list(value.shape)}")
+    # PyTorch: an assertion with separate weights, a matrix-product error with the stacked one
+    error = RuntimeError if m._qkv_same_embed_dim else AssertionError
+    for name, x, width in (("key", key, m.kdim), ("value", value, m.vdim)):
+        if x.shape[-1] != width:
+            raise error(f"expecting {name} of width {width} (kdim/vdim), but got {x.shape[-1]}")
+    batch = 0 if m.batch_first else 1
+    if query.ndim == 3 and key.shape[batch] != query.shape[batch]:
+        raise RuntimeError(f"query of shape {list(query.shape)} and key of shape "
+                           f"{list(key.shape)} have different batch sizes")
 
 @patch
 def forward(self: MultiheadAttention, query, key, value, key_padding_mask=None, need_weights=True,
@@ -259,12 +307,15 @@ def forward(self: MultiheadAttention, query, key, value, key_padding_mask=None, 
     if same[0]: key = query  # keep "the same tensor" through the transposes: one projection GEMM
     if same[1]: value = key
     b, l, s, h = query.shape[0], query.shape[1], key.shape[1], self.num_heads
-    q, k, v = (split_heads(x, h) for x in self._project(query, key, value))
-    bias = _attention_bias(attn_mask, key_padding_mask, b, h, l, s, q.dtype)
+    bias = _attention_bias(attn_mask, key_padding_mask, b, h, l, s, query.dtype)
+    q, k, v = self._project(query, key, value)
+    k, v = self._append_keys(k, v)
+    bias = _pad_keys(bias, k.shape[1] - s)
+    q, k, v = (split_heads(x, h) for x in (q, k, v))
     p = self.dropout if self.training else 0.0
     if need_weights:
-        weights = ((q @ k.mT) * (1 / math.sqrt(self.head_dim)) + (0 if bias is None else bias)).softmax(-1)
-        weights = dropout(weights, p, True)
+        scores = (q @ k.mT) * (1 / math.sqrt(self.head_dim))
+        weights = dropout((scores if bias is None else scores + bias).softmax(-1), p, True)
         out = weights @ v
     else:
         out, weights = scaled_dot_product_attention(q, k, v, bias, p), None
