@@ -397,3 +397,161 @@ def test_encoder_layer_costs():
     assert c["linear_macs"] == 4 * 100 * 64 * 64 + 2 * 100 * 64 * 256
     layer = torch.nn.TransformerEncoderLayer(64, 4, 256)
     assert attention.n_params(nn.TransformerEncoderLayer(64, 4, 256)) == sum(p.numel() for p in layer.parameters())
+
+# ---------------------------------------------------------------- TransformerDecoderLayer, TransformerDecoder, Transformer
+
+def perturb(module, scale=0.2):
+    "Random non-default parameters: the initial zeros and ones would hide mistakes."
+    with torch.no_grad():
+        for p in module.parameters(): p.add_(torch.randn(p.shape, dtype=p.dtype) * scale)
+    return module
+
+def decoder_masks(rng, kind, b, l, s, dtype, device):
+    "Keyword arguments (ours, torch's) for the decoder's forward: causal and padding masks."
+    kw, kwt = {}, {}
+    if kind in ("causal", "all"):
+        causal = np.triu(np.full((l, l), -np.inf, dtype), 1)
+        kw["tgt_mask"], kwt["tgt_mask"] = mask_pair(causal, device)
+        kw["tgt_is_causal"] = kwt["tgt_is_causal"] = True
+    if kind in ("memory", "all"):
+        hide = rng.random((l, s)) < 0.4
+        hide[:, 0] = False
+        kw["memory_mask"], kwt["memory_mask"] = mask_pair(hide, device)
+    if kind in ("padding", "all"):
+        tgt_pad, mem_pad = np.zeros((b, l), bool), np.zeros((b, s), bool)
+        tgt_pad[0, -2:], mem_pad[1, -3:] = True, True
+        kw["tgt_key_padding_mask"], kwt["tgt_key_padding_mask"] = mask_pair(tgt_pad, device)
+        kw["memory_key_padding_mask"], kwt["memory_key_padding_mask"] = mask_pair(mem_pad, device)
+    return kw, kwt
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("norm_first", [False, True])
+@pytest.mark.parametrize("activation", ["relu", "gelu"])
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("masks", ["none", "causal", "memory", "padding", "all"])
+def test_decoder_layer(device, rng, dtype, norm_first, activation, batch_first, masks):
+    "One layer: outputs, target, memory and parameter gradients against torch, with loaded state."
+    torch.manual_seed(0)
+    kw = dict(dim_feedforward=24, dropout=0.0, activation=activation, batch_first=batch_first,
+              norm_first=norm_first)
+    theirs = perturb(torch.nn.TransformerDecoderLayer(12, 3, **kw).to(TORCH_DTYPE[dtype]))
+    ours = load_torch_state(nn.TransformerDecoderLayer(12, 3, **kw), theirs, device)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    b, l, s = 2, 6, 5
+    shape = lambda n: (b, n, 12) if batch_first else (n, b, 12)
+    (x, xt), (m, mt_) = (both(rng.standard_normal(shape(n)).astype(dtype), device) for n in (l, s))
+    fkw, fkwt = decoder_masks(rng, masks, b, l, s, dtype, device)
+    y, yt = ours(x, m, **fkw), theirs(xt, mt_, **fkwt)
+    assert_close(y, yt, **TOL[dtype])
+    backward_both(y, yt, [(x, xt), (m, mt_)], rng, TOL[dtype])
+    compare_params(ours, theirs, TOL[dtype])
+
+def test_decoder_layer_unbatched_and_callable_activation(device, rng):
+    "A 2-D target and memory, and a callable activation, against torch."
+    torch.manual_seed(2)
+    theirs = perturb(torch.nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0,
+                                                      activation=torch.nn.functional.silu).double())
+    ours = load_torch_state(nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, activation=F.silu),
+                            theirs, device)
+    (x, xt), (m, mt_) = (both(rng.standard_normal((n, 8)), device) for n in (4, 3))
+    y, yt = ours(x, m), theirs(xt, mt_)
+    assert y.shape == (4, 8)
+    assert_close(y, yt, **TOL[np.float64])
+    backward_both(y, yt, [(x, xt), (m, mt_)], rng, TOL[np.float64])
+
+@pytest.mark.parametrize("norm_first", [False, True])
+@pytest.mark.parametrize("final_norm", [False, True])
+def test_decoder_stack(device, rng, norm_first, final_norm):
+    "A stack of layers with an optional final norm, in eval mode with dropout 0.1 (inactive)."
+    torch.manual_seed(0)
+    layer_t = torch.nn.TransformerDecoderLayer(8, 2, 16, dropout=0.1, batch_first=True,
+                                               norm_first=norm_first)
+    theirs = torch.nn.TransformerDecoder(layer_t, 3, norm=torch.nn.LayerNorm(8) if final_norm else None)
+    theirs = perturb(theirs.double().eval())
+    layer = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.1, batch_first=True, norm_first=norm_first)
+    ours = nn.TransformerDecoder(layer, 3, norm=nn.LayerNorm(8) if final_norm else None).eval()
+    ours = load_torch_state(ours, theirs, device)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert ours.layers[0].linear1.weight is not ours.layers[1].linear1.weight
+    (x, xt), (m, mt_) = (both(rng.standard_normal((3, n, 8)), device) for n in (5, 4))
+    fkw, fkwt = decoder_masks(rng, "all", 3, 5, 4, np.float64, device)
+    y, yt = ours(x, m, **fkw), theirs(xt, mt_, **fkwt)
+    assert_close(y, yt, **TOL[np.float64])
+    backward_both(y, yt, [(x, xt), (m, mt_)], rng, TOL[np.float64])
+    compare_params(ours, theirs, TOL[np.float64])
+
+def test_decoder_dropout_only_in_training(device):
+    "Dropout 0.5: two eval passes agree, a training pass differs."
+    mt.manual_seed(0)
+    layer = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.5, batch_first=True).to(device)
+    x, m = mt.randn(2, 4, 8, device=device), mt.randn(2, 3, 8, device=device)
+    layer.eval()
+    a, b = layer(x, m).detach().numpy(), layer(x, m).detach().numpy()
+    assert np.array_equal(a, b)
+    layer.train()
+    assert not np.allclose(a, layer(x, m).detach().numpy())
+
+@pytest.mark.parametrize("norm_first", [False, True])
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_transformer(device, rng, norm_first, batch_first):
+    "Encoder + decoder with every mask: outputs, source, target and parameter gradients against torch."
+    torch.manual_seed(0)
+    kw = dict(d_model=8, nhead=2, num_encoder_layers=2, num_decoder_layers=2, dim_feedforward=16,
+              dropout=0.0, batch_first=batch_first, norm_first=norm_first)
+    theirs = perturb(torch.nn.Transformer(**kw).double())
+    ours = load_torch_state(nn.Transformer(**kw), theirs, device)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    b, s, l = 2, 5, 4
+    shape = lambda n: (b, n, 8) if batch_first else (n, b, 8)
+    (src, src_t), (tgt, tgt_t) = (both(rng.standard_normal(shape(n)), device) for n in (s, l))
+    fkw, fkwt = decoder_masks(rng, "all", b, l, s, np.float64, device)
+    src_pad = np.zeros((b, s), bool)
+    src_pad[0, -1] = True
+    fkw["src_key_padding_mask"], fkwt["src_key_padding_mask"] = mask_pair(src_pad, device)
+    fkw["memory_key_padding_mask"] = fkw["src_key_padding_mask"]
+    fkwt["memory_key_padding_mask"] = fkwt["src_key_padding_mask"]
+    y, yt = ours(src, tgt, **fkw), theirs(src_t, tgt_t, **fkwt)
+    assert_close(y, yt, **TOL[np.float64])
+    backward_both(y, yt, [(src, src_t), (tgt, tgt_t)], rng, TOL[np.float64])
+    compare_params(ours, theirs, TOL[np.float64])
+
+def test_transformer_defaults_and_mask():
+    "Torch's parameter shapes and Xavier initialisation; the square subsequent mask equals torch's."
+    ours, theirs = nn.Transformer(16, 2, 1, 1, 32), torch.nn.Transformer(16, 2, 1, 1, 32)
+    assert {k: tuple(v.shape) for k, v in ours.state_dict().items()} == \
+        {k: tuple(v.shape) for k, v in theirs.state_dict().items()}
+    w = ours.decoder.layers[0].linear1.weight
+    assert float(w.abs().max()) <= math.sqrt(6 / (16 + 32))
+    for dtype, tdtype in ((None, None), (mt.float64, torch.float64)):
+        mask = nn.Transformer.generate_square_subsequent_mask(5, dtype=dtype)
+        mask_t = torch.nn.Transformer.generate_square_subsequent_mask(5, dtype=tdtype)
+        assert mask.dtype == to_numpy(mask_t).dtype
+        assert np.array_equal(mask.numpy(), to_numpy(mask_t))
+
+def test_decoder_errors_like_torch(device):
+    "Wrong widths, mask shapes and batch sizes raise the exception types torch raises."
+    torch.manual_seed(0)
+    x, m = (4, 2, 8), (6, 2, 8)
+    bool_mask = lambda *s: (mt.zeros(*s, dtype=mt.bool_, device=device), torch.zeros(*s, dtype=torch.bool))
+    cases = [((4, 2, 7), m, {}), (x, (6, 2, 7), {}), (x, (6, 3, 8), {})]
+    for name, shape in (("tgt_mask", (4, 5)), ("memory_mask", (4, 5)),
+                        ("tgt_key_padding_mask", (2, 5)), ("memory_key_padding_mask", (2, 5)),
+                        ("tgt_key_padding_mask", (3, 4))):
+        cases.append((x, m, {name: bool_mask(*shape)}))
+    cases.append((x, m, {"tgt_is_causal": (True, True)}))
+    for norm_first in (False, True):
+        kw = dict(dim_feedforward=16, norm_first=norm_first)
+        ours = nn.TransformerDecoderLayer(8, 2, **kw).to(device)
+        theirs = torch.nn.TransformerDecoderLayer(8, 2, **kw)
+        for tgt_shape, mem_shape, extra in cases:
+            with pytest.raises(Exception) as expected:
+                theirs(torch.randn(tgt_shape), torch.randn(mem_shape), **{k: v[1] for k, v in extra.items()})
+            with pytest.raises(expected.type):
+                ours(mt.randn(*tgt_shape, device=device), mt.randn(*mem_shape, device=device),
+                     **{k: v[0] for k, v in extra.items()})
+    with pytest.raises(RuntimeError, match="relu/gelu"): nn.TransformerDecoderLayer(8, 2, activation="tanh")
+    model = nn.Transformer(8, 2, 1, 1, 16).to(device)
+    with pytest.raises(RuntimeError, match="batch number"):
+        model(mt.randn(5, 2, 8, device=device), mt.randn(4, 3, 8, device=device))
+    with pytest.raises(RuntimeError, match="feature number"):
+        model(mt.randn(5, 2, 8, device=device), mt.randn(4, 2, 7, device=device))

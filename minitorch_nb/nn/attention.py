@@ -6,12 +6,14 @@
 __all__ = ['softmax_rows', 'attention_loop', 'attention_macs', 'subtract_row_max_kernel', 'attention_softmax', 'softmax_vjp',
            'AttentionFunction', 'causal_mask', 'mask_to_bias', 'scaled_dot_product_attention', 'split_heads',
            'merge_heads', 'MultiheadAttention', 'sinusoidal_positions', 'TransformerEncoderLayer', 'TransformerEncoder',
-           'encoder_layer_costs', 'blockwise_attention', 'patchify', 'n_params', 'architecture_costs']
+           'TransformerDecoderLayer', 'TransformerDecoder', 'Transformer', 'encoder_layer_costs', 'blockwise_attention',
+           'patchify', 'n_params', 'architecture_costs']
 
 # %% ../../nbs/11a_attention.ipynb #578205f0
 import copy, math
 import numpy as np
-from ..autograd import Tensor, Function, namespace, is_grad_enabled, unbroadcast
+from ..autograd import (Tensor, Function, namespace, is_grad_enabled, unbroadcast,
+                                   float32)
 from ..ops import where, ones, zeros, tensor, cat
 from .modules import (Module, ModuleList, Linear, Dropout, dropout, relu, gelu,
                                      _empty_parameter, xavier_uniform_, xavier_normal_, constant_,
@@ -383,6 +385,113 @@ class TransformerEncoder(Module):
         for layer in self.layers:
             x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=bool(is_causal))
         return x if self.norm is None else self.norm(x)
+
+# %% ../../nbs/11a_attention.ipynb #a11dec02
+def _check_activation(activation):
+    "PyTorch's RuntimeError for an activation name other than relu and gelu."
+    if isinstance(activation, str) and activation not in _ACTIVATIONS:
+        raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+
+class TransformerDecoderLayer(Module):
+    "Causal self-attention, cross-attention over the memory and a feed-forward network."
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True, device=None,
+                 dtype=None):
+        super().__init__()
+        _check_activation(activation)
+        kw = dict(device=device, dtype=dtype)
+        attention = lambda: MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                               batch_first=batch_first, **kw)
+        self.self_attn, self.multihead_attn = attention(), attention()
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.norm_first = norm_first
+        self.norm1, self.norm2, self.norm3 = (LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+                                              for _ in range(3))
+        self.dropout1, self.dropout2, self.dropout3 = (Dropout(dropout) for _ in range(3))
+        self.activation = _ACTIVATIONS.get(activation, activation)
+
+    _sa_block = TransformerEncoderLayer._sa_block  # the same self-attention branch (dropout1)
+
+    def _mha_block(self, x, memory, attn_mask, key_padding_mask, is_causal):
+        x = self.multihead_attn(x, memory, memory, attn_mask=attn_mask, need_weights=False,
+                                key_padding_mask=key_padding_mask, is_causal=is_causal)[0]
+        return self.dropout2(x)
+
+    def _ff_block(self, x):
+        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+# %% ../../nbs/11a_attention.ipynb #a11dec04
+@patch
+def forward(self: TransformerDecoderLayer, tgt, memory, tgt_mask=None, memory_mask=None,
+            tgt_key_padding_mask=None, memory_key_padding_mask=None, tgt_is_causal=False,
+            memory_is_causal=False):
+    "One block: post-norm LN(x + f(x)) for each branch f, or pre-norm x + f(LN(x)) when norm_first."
+    self_attention = lambda x: self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal)
+    cross_attention = lambda x: self._mha_block(x, memory, memory_mask, memory_key_padding_mask,
+                                                memory_is_causal)
+    x = tgt
+    for branch, norm in ((self_attention, self.norm1), (cross_attention, self.norm2),
+                         (self._ff_block, self.norm3)):
+        x = x + branch(norm(x)) if self.norm_first else norm(x + branch(x))
+    return x
+
+class TransformerDecoder(Module):
+    "`num_layers` copies of `decoder_layer`, then an optional final `norm`."
+    def __init__(self, decoder_layer, num_layers, norm=None):
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
+        self.num_layers, self.norm = num_layers, norm
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
+        "The layers in turn, each over the same memory; tgt_is_causal is a hint about tgt_mask."
+        x = tgt
+        for layer in self.layers:
+            x = layer(x, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
+                      memory_key_padding_mask, bool(tgt_is_causal), memory_is_causal)
+        return x if self.norm is None else self.norm(x)
+
+# %% ../../nbs/11a_attention.ipynb #a11dec09
+class Transformer(Module):
+    "An encoder over the source and a decoder over the target that attends to the encoder's output."
+    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,
+                 dim_feedforward=2048, dropout=0.1, activation="relu", custom_encoder=None,
+                 custom_decoder=None, layer_norm_eps=1e-5, batch_first=False, norm_first=False,
+                 bias=True, device=None, dtype=None):
+        super().__init__()
+        kw = dict(device=device, dtype=dtype)
+        layer_kw = dict(dim_feedforward=dim_feedforward, dropout=dropout, activation=activation,
+                        layer_norm_eps=layer_norm_eps, batch_first=batch_first,
+                        norm_first=norm_first, bias=bias, **kw)
+        norm = lambda: LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.encoder = custom_encoder if custom_encoder is not None else TransformerEncoder(
+            TransformerEncoderLayer(d_model, nhead, **layer_kw), num_encoder_layers, norm())
+        self.decoder = custom_decoder if custom_decoder is not None else TransformerDecoder(
+            TransformerDecoderLayer(d_model, nhead, **layer_kw), num_decoder_layers, norm())
+        for p in self.parameters():  # PyTorch's choice: Xavier-uniform for every matrix
+            if p.ndim > 1: xavier_uniform_(p)
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None,
+                src_key_padding_mask=None, tgt_key_padding_mask=None, memory_key_padding_mask=None,
+                src_is_causal=None, tgt_is_causal=None, memory_is_causal=False):
+        "Encode src into the memory, then decode tgt against it."
+        batch = 0 if self.batch_first else 1
+        if src.ndim == 3 and src.shape[batch] != tgt.shape[batch]:
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask,
+                              is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
+                            memory_key_padding_mask, tgt_is_causal, memory_is_causal)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz, device=None, dtype=None):
+        "The float (sz, sz) causal mask: 0 on and below the diagonal, -inf above."
+        return mask_to_bias(causal_mask(sz, device=device), dtype or float32)
 
 # %% ../../nbs/11a_attention.ipynb #fba54d06
 def encoder_layer_costs(n, d_model, nhead, dim_feedforward):
