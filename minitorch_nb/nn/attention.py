@@ -41,7 +41,8 @@ def attention_loop(q, k, v, mask=None, scale=None):
     for i in range(n):
         scores = np.full(k.shape[0], -np.inf)
         for j in range(k.shape[0]):
-            if mask is None or mask[i, j]: scores[j] = scale * sum(q[i, c] * k[j, c] for c in range(d))
+            if mask is None or mask[i, j]:
+                scores[j] = scale * sum(q[i, c] * k[j, c] for c in range(d))
         weights = softmax_rows(scores)
         for j in range(k.shape[0]): out[i] += weights[j] * v[j]
     return out
@@ -53,8 +54,9 @@ def attention_macs(n, s, d, dv=None):
 
 @njit(cache=True, fastmath={"reassoc", "nsz"})  # no "ninf": -inf is a masked score
 def subtract_row_max_kernel(s):
-    """s[r] -= max(s[r]) in place for the rows of s (R, C), in one read of each row. Serial: a pass this
-    short costs less than starting threads, and numpy's max over short rows is three times slower."""
+    """s[r] -= max(s[r]) in place for the rows of s (R, C), in one read of each row. Serial: a
+    pass this short costs less than starting threads, and numpy's max over short rows is three
+    times slower."""
     for r in range(s.shape[0]):
         row = s[r]
         m = row[0]
@@ -64,14 +66,15 @@ def subtract_row_max_kernel(s):
 
 def _softmax_numpy(s):
     "softmax_rows of a numpy array, in place: no new N×S array."
-    if s.size and s.flags.c_contiguous: subtract_row_max_kernel(s.reshape(-1, s.shape[-1]))  # a view
+    if s.size and s.flags.c_contiguous:
+        subtract_row_max_kernel(s.reshape(-1, s.shape[-1]))  # a view of s
     else: s -= np.where(np.isfinite(m := s.max(-1, keepdims=True)), m, 0)
     np.exp(s, out=s)
     with np.errstate(invalid="ignore"): s /= s.sum(-1, keepdims=True)
     return s
 
 def _host(a):
-    "A numpy array for a numpy array or a device-'cpu' NDArray (its host buffer, no copy); None otherwise."
+    "A numpy array for a numpy array or a device-'cpu' NDArray (its host buffer); else None."
     if isinstance(a, np.ndarray): return a
     return as_numpy_view(a) if on_cpu_kernels(a) else None
 
@@ -105,7 +108,8 @@ class AttentionFunction(Function):
     @staticmethod
     def forward(ctx, q, k, v, bias, scale):
         xp = namespace(q.array)
-        s = xp.matmul(_scaled(q.array, scale), xp.matrix_transpose(k.array))  # scale q: N·d numbers, not N·S
+        # scale q (N·d numbers), not the scores (N·S)
+        s = xp.matmul(_scaled(q.array, scale), xp.matrix_transpose(k.array))
         if bias is not None: s = s + bias.array
         p = attention_softmax(s)
         ctx.scale = scale
@@ -121,21 +125,24 @@ class AttentionFunction(Function):
             ds = p * (grad @ v.mT - ((grad @ v.mT) * p).sum(-1, keepdim=True)) * ctx.scale
         else: ds = softmax_vjp(p, grad @ v.mT, ctx.scale)
         dq, dk, dv = ds @ k, ds.mT @ q, p.mT @ grad
-        return (unbroadcast(dq, q.shape), unbroadcast(dk, k.shape), unbroadcast(dv, v.shape), None, None)
+        return (unbroadcast(dq, q.shape), unbroadcast(dk, k.shape), unbroadcast(dv, v.shape),
+                None, None)
 
 # %% ../../nbs/11a_attention.ipynb #83950d82
 def _check_attention_shapes(query, key, value):
-    "PyTorch's RuntimeError for q (..., L, E), k (..., S, E), v (..., S, Ev) that don't fit together."
+    "PyTorch's RuntimeError for q (..., L, E), k (..., S, E), v (..., S, Ev) that don't fit."
     for name, t in (("query", query), ("key", key), ("value", value)):
         _expect_tensor("scaled_dot_product_attention", t, name)
-        if t.ndim < 2: raise RuntimeError(f"scaled_dot_product_attention: {name} must have at least 2 "
-                                          f"dimensions, got shape {list(t.shape)}")
+        if t.ndim < 2:
+            raise RuntimeError(f"scaled_dot_product_attention: {name} must have at least 2 "
+                               f"dimensions, got shape {list(t.shape)}")
     if query.shape[-1] != key.shape[-1]:
-        raise RuntimeError(f"scaled_dot_product_attention: query of shape {list(query.shape)} and key of "
-                           f"shape {list(key.shape)} must have the same last dimension")
+        raise RuntimeError(f"scaled_dot_product_attention: query of shape {list(query.shape)} and "
+                           f"key of shape {list(key.shape)} must have the same last dimension")
     if key.shape[-2] != value.shape[-2]:
-        raise RuntimeError(f"scaled_dot_product_attention: key of shape {list(key.shape)} and value of "
-                           f"shape {list(value.shape)} must have the same number of positions")
+        raise RuntimeError(f"scaled_dot_product_attention: key of shape {list(key.shape)} and "
+                           f"value of shape {list(value.shape)} must have the same number of "
+                           f"positions")
 
 def causal_mask(n, s=None, device=None):
     "A bool (n, s) mask, True on and below the diagonal: query i may attend to keys 0..i."
@@ -151,8 +158,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     "softmax(query·keyᵀ·scale + mask) value, PyTorch's conventions for the mask and the scale."
     _check_attention_shapes(query, key, value)
     if is_causal and attn_mask is not None:
-        raise RuntimeError("scaled_dot_product_attention: explicit attn_mask should not be set when "
-                           "is_causal=True")
+        raise RuntimeError("scaled_dot_product_attention: explicit attn_mask should not be set "
+                           "when is_causal=True")
     if is_causal: attn_mask = causal_mask(query.shape[-2], key.shape[-2], query.device)
     bias = None if attn_mask is None else mask_to_bias(attn_mask, query.dtype)
     scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
@@ -179,7 +186,7 @@ def _as_bias(mask, dtype):
     return mask.to(dtype)
 
 def _attention_bias(attn_mask, key_padding_mask, b, h, l, s, dtype):
-    "attn_mask and key_padding_mask merged into one additive (B, h, L, S)-broadcastable bias, or None."
+    "attn_mask and key_padding_mask as one additive bias that broadcasts to (B, h, L, S), or None."
     bias = None
     if attn_mask is not None:
         want = [(l, s), (b * h, l, s)][attn_mask.ndim - 2] if attn_mask.ndim in (2, 3) else None
@@ -190,14 +197,14 @@ def _attention_bias(attn_mask, key_padding_mask, b, h, l, s, dtype):
         bias = _as_bias(attn_mask, dtype).reshape(-1, heads, l, s)
     if key_padding_mask is not None:
         if tuple(key_padding_mask.shape) != (b, s):  # an AssertionError in PyTorch too
-            raise AssertionError(f"key_padding_mask of shape {list(key_padding_mask.shape)} should be "
-                                 f"{[b, s]} (batch, source length)")
+            raise AssertionError(f"key_padding_mask of shape {list(key_padding_mask.shape)} "
+                                 f"should be {[b, s]} (batch, source length)")
         pad = _as_bias(key_padding_mask, dtype).reshape(b, 1, 1, s)
         bias = pad if bias is None else bias + pad
     return bias
 
 def _pad_keys(bias, extra):
-    "The bias with `extra` zero columns: the appended keys (bias_k, zero attention) are never masked."
+    "The bias with `extra` zero columns: appended keys (bias_k, zero attention) are never masked."
     if bias is None or extra == 0: return bias
     return cat([bias, zeros(*bias.shape[:-1], extra, dtype=bias.dtype, device=bias.device)], -1)
 
@@ -328,7 +335,7 @@ def forward(self: MultiheadAttention, query, key, value, key_padding_mask=None, 
 
 # %% ../../nbs/11a_attention.ipynb #280b2d5b
 def sinusoidal_positions(n, d, dtype=None):
-    "The (n, d) sinusoidal position encodings: sin and cos of t / 10000^(2i/d) in alternate columns."
+    "The (n, d) sinusoidal position encodings: sin and cos of t / 10000^(2i/d), alternating."
     t = np.arange(n)[:, None]
     freq = 10000.0 ** (-np.arange(0, d, 2) / d)
     pe = np.zeros((n, d))
@@ -338,15 +345,21 @@ def sinusoidal_positions(n, d, dtype=None):
 # %% ../../nbs/11a_attention.ipynb #49772eb9
 _ACTIVATIONS = {"relu": relu, "gelu": gelu}
 
+def _check_activation(activation):
+    "PyTorch's RuntimeError for an activation name other than relu and gelu."
+    if isinstance(activation, str) and activation not in _ACTIVATIONS:
+        raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+
 class TransformerEncoderLayer(Module):
-    "Self-attention and a feed-forward network, each with a residual and a LayerNorm (post- or pre-norm)."
+    "Self-attention and a feed-forward network, each with a residual and a LayerNorm (post or pre)."
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
-                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True, device=None,
+                 dtype=None):
         super().__init__()
-        if isinstance(activation, str) and activation not in _ACTIVATIONS:
-            raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+        _check_activation(activation)
         kw = dict(device=device, dtype=dtype)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw)
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                            batch_first=batch_first, **kw)
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
@@ -361,7 +374,8 @@ class TransformerEncoderLayer(Module):
                            need_weights=False, is_causal=is_causal)[0]
         return self.dropout1(x)
 
-    def _ff_block(self, x): return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+    def _ff_block(self, x):
+        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
         "One block: post-norm LN(x + f(x)), or pre-norm x + f(LN(x)) when norm_first."
@@ -374,7 +388,8 @@ class TransformerEncoderLayer(Module):
 
 class TransformerEncoder(Module):
     "`num_layers` copies of `encoder_layer`, then an optional final `norm`."
-    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
+    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
+                 mask_check=True):
         super().__init__()
         self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
         self.num_layers, self.norm = num_layers, norm
@@ -383,15 +398,11 @@ class TransformerEncoder(Module):
         "The layers in turn; is_causal is a hint that `mask` is the causal mask."
         x = src
         for layer in self.layers:
-            x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=bool(is_causal))
+            x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
+                      is_causal=bool(is_causal))
         return x if self.norm is None else self.norm(x)
 
 # %% ../../nbs/11a_attention.ipynb #a11dec02
-def _check_activation(activation):
-    "PyTorch's RuntimeError for an activation name other than relu and gelu."
-    if isinstance(activation, str) and activation not in _ACTIVATIONS:
-        raise RuntimeError(f"activation should be relu/gelu, not {activation}")
-
 class TransformerDecoderLayer(Module):
     "Causal self-attention, cross-attention over the memory and a feed-forward network."
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
@@ -407,8 +418,8 @@ class TransformerDecoderLayer(Module):
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
         self.norm_first = norm_first
-        self.norm1, self.norm2, self.norm3 = (LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-                                              for _ in range(3))
+        norm = lambda: LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm1, self.norm2, self.norm3 = norm(), norm(), norm()
         self.dropout1, self.dropout2, self.dropout3 = (Dropout(dropout) for _ in range(3))
         self.activation = _ACTIVATIONS.get(activation, activation)
 
@@ -503,8 +514,8 @@ def encoder_layer_costs(n, d_model, nhead, dim_feedforward):
 
 # %% ../../nbs/11a_attention.ipynb #94a933b5
 def blockwise_attention(q, k, v, block=128, causal=False):
-    """Attention of numpy arrays q (N, d), k (S, d), v (S, dv), keys in blocks of `block` with a running
-    max and sum (online softmax): the N×S score matrix never exists."""
+    """Attention of numpy arrays q (N, d), k (S, d), v (S, dv), keys in blocks of `block` with a
+    running max and sum (online softmax): the N×S score matrix never exists."""
     n, d = q.shape
     q = q / math.sqrt(d)
     m = np.full((n, 1), -np.inf, q.dtype)
@@ -523,10 +534,11 @@ def blockwise_attention(q, k, v, block=128, causal=False):
 
 # %% ../../nbs/11a_attention.ipynb #d9638b95
 def patchify(images, patch):
-    "(B, C, H, W) images → (B, H/P·W/P, C·P·P) tokens: the patch grid as an as_strided view, then one copy."
+    "(B, C, H, W) images → (B, H/P·W/P, C·P·P) tokens: an as_strided view of the grid, one copy."
     b, c, h, w = images.shape
     if h % patch or w % patch:
-        raise ValueError(f"patchify: image size {h}x{w} is not a multiple of the patch size {patch}")
+        raise ValueError(f"patchify: image size {h}x{w} is not a multiple of the patch size "
+                         f"{patch}")
     images = images.contiguous() if hasattr(images, "contiguous") else images
     sb, sc, sh, sw = images.stride()
     grid = images.as_strided((b, h // patch, w // patch, c, patch, patch),
@@ -539,8 +551,8 @@ def n_params(module):
     return sum(p.numel() for p in module.parameters())
 
 def architecture_costs(n, e, kernel=3, ff=None):
-    """Parameters, MACs for one sequence of n tokens of width e, sequential steps, and the reach of one
-    layer, for an MLP over the window, a Conv1d, an LSTM and a Transformer encoder layer."""
+    """Parameters, MACs for one sequence of n tokens of width e, sequential steps, and the reach
+    of one layer, for an MLP over the window, a Conv1d, an LSTM and a Transformer encoder layer."""
     from minitorch_nb.nn.conv import Conv1d
     ff = 4 * e if ff is None else ff
     mlp = (n * e) ** 2 + n * e  # Linear(n·e, n·e): too large to build; weight and bias
