@@ -539,6 +539,7 @@ def test_decoder_errors_like_torch(device):
                         ("tgt_key_padding_mask", (3, 4))):
         cases.append((x, m, {name: bool_mask(*shape)}))
     cases.append((x, m, {"tgt_is_causal": (True, True)}))
+    cases.append((x, m, {"memory_is_causal": (True, True)}))
     for norm_first in (False, True):
         kw = dict(dim_feedforward=16, norm_first=norm_first)
         ours = nn.TransformerDecoderLayer(8, 2, **kw).to(device)
@@ -555,3 +556,13 @@ def test_decoder_errors_like_torch(device):
         model(mt.randn(5, 2, 8, device=device), mt.randn(4, 3, 8, device=device))
     with pytest.raises(RuntimeError, match="feature number"):
         model(mt.randn(5, 2, 8, device=device), mt.randn(4, 2, 7, device=device))
+
+def test_transformer_custom_parts(device, rng):
+    "custom_encoder and custom_decoder replace the built ones; the output is the custom decoder's."
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), 1)
+    dec = nn.TransformerDecoder(nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0), 2)
+    model = nn.Transformer(8, 2, custom_encoder=enc, custom_decoder=dec).to(device)
+    assert model.encoder is enc and model.decoder is dec and len(model.decoder.layers) == 2
+    src, tgt = mt.randn(5, 2, 8, device=device), mt.randn(3, 2, 8, device=device)
+    expected = dec(tgt, enc(src)).detach().numpy()
+    assert np.array_equal(model(src, tgt).detach().numpy(), expected)
