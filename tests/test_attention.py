@@ -566,3 +566,28 @@ def test_transformer_custom_parts(device, rng):
     src, tgt = mt.randn(5, 2, 8, device=device), mt.randn(3, 2, 8, device=device)
     expected = dec(tgt, enc(src)).detach().numpy()
     assert np.array_equal(model(src, tgt).detach().numpy(), expected)
+
+def test_multihead_attention_extras_gradcheck(device, rng):
+    "kdim/vdim, bias_k/bias_v and zero attention: float64 finite differences of the inputs' gradients."
+    mt.manual_seed(0)
+    mha = nn.MultiheadAttention(6, 2, kdim=4, vdim=3, add_bias_kv=True, add_zero_attn=True)
+    mha = mha.double().to(device)
+    x, k, v = (mt.tensor(rng.standard_normal(s), device=device, requires_grad=True)
+               for s in ((3, 2, 6), (5, 2, 4), (5, 2, 3)))
+    hide = mt.tensor(rng.random((3, 5)) < 0.5, device=device)
+    assert mt.gradcheck(lambda x, k, v: mha(x, k, v, attn_mask=hide)[0], x, k, v)
+
+def test_transformer_unbatched(device, rng):
+    "2-D source and target: one sequence each, against torch."
+    torch.manual_seed(3)
+    kw = dict(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1, dim_feedforward=16,
+              dropout=0.0)
+    theirs = perturb(torch.nn.Transformer(**kw).double())
+    ours = load_torch_state(nn.Transformer(**kw), theirs, device)
+    (src, src_t), (tgt, tgt_t) = (both(rng.standard_normal((n, 8)), device) for n in (5, 3))
+    mask = np.triu(np.full((3, 3), -np.inf), 1)
+    y = ours(src, tgt, tgt_mask=mt.tensor(mask, device=device))
+    yt = theirs(src_t, tgt_t, tgt_mask=torch.tensor(mask))
+    assert y.shape == (3, 8)
+    assert_close(y, yt, **TOL[np.float64])
+    backward_both(y, yt, [(src, src_t), (tgt, tgt_t)], rng, TOL[np.float64])
