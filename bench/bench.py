@@ -438,6 +438,38 @@ def encoder_layer_numpy(): return _encoder_layer_pair("numpy")
 @benchmark("TransformerEncoderLayer d128 h4 seq64 b32 fwd+bwd f32, device 'cpu'", "torch", target=2.0)
 def encoder_layer_cpu(): return _encoder_layer_pair("cpu")
 
+def _decoder_layer_pair(device):
+    """TransformerDecoderLayer(d_model 128, 4 heads, feed-forward 512, dropout 0) forward + backward on a
+    (32, 64, 128) float32 target with the causal mask and a (32, 64, 128) memory, ours on `device` with
+    torch's state, against torch on the CPU."""
+    import torch
+    import minitorch_nb as mt
+    torch.set_num_threads(_blas_threads())
+    torch.manual_seed(0)
+    theirs = torch.nn.TransformerDecoderLayer(128, 4, 512, dropout=0.0, batch_first=True)
+    ours = mt.nn.TransformerDecoderLayer(128, 4, 512, dropout=0.0, batch_first=True)
+    ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
+    ours.to(device)
+    g = np.random.default_rng(0)
+    tgt_np, mem_np = (g.standard_normal((32, 64, 128)).astype(np.float32) for _ in range(2))
+    mask_np = np.triu(np.full((64, 64), -np.inf, np.float32), 1)
+    tgt, mem = (mt.tensor(a, device=device, requires_grad=True) for a in (tgt_np, mem_np))
+    ttgt, tmem = (torch.tensor(a, requires_grad=True) for a in (tgt_np, mem_np))
+    mask, tmask = mt.tensor(mask_np, device=device), torch.tensor(mask_np)
+    def ours_step():
+        ours.zero_grad(); tgt.grad = mem.grad = None
+        ours(tgt, mem, tgt_mask=mask, tgt_is_causal=True).sum().backward()
+    def theirs_step():
+        theirs.zero_grad(); ttgt.grad = tmem.grad = None
+        theirs(ttgt, tmem, tgt_mask=tmask, tgt_is_causal=True).sum().backward()
+    return ours_step, theirs_step
+
+@benchmark("TransformerDecoderLayer d128 h4 seq64 mem64 b32 fwd+bwd f32, device 'numpy'", "torch", target=2.0)
+def decoder_layer_numpy(): return _decoder_layer_pair("numpy")
+
+@benchmark("TransformerDecoderLayer d128 h4 seq64 mem64 b32 fwd+bwd f32, device 'cpu'", "torch", target=2.0)
+def decoder_layer_cpu(): return _decoder_layer_pair("cpu")
+
 def _sdpa_pair(device):
     "scaled_dot_product_attention forward on (32, 4, 64, 32) float32 query, key and value, no grad."
     import torch

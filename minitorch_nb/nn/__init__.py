@@ -12,3 +12,4 @@ from .norm import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm, GroupNorm, D
 from . import parallel  # 09b
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # 10
 from .attention import MultiheadAttention, TransformerEncoderLayer, TransformerEncoder  # 11
+from .attention import TransformerDecoderLayer, TransformerDecoder, Transformer  # 11a
