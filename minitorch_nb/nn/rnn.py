@@ -7,7 +7,8 @@ __all__ = ['GATES', 'PARTS', 'rnn_cell', 'lstm_cell', 'gru_cell', 'sigmoid_', 'r
            'lstm_steps_backward', 'lstm_backward_kernel', 'gru_steps', 'gru_steps_backward', 'time_loop_forward',
            'time_loop_backward', 'RecurrentLayer', 'layer_by_cells', 'recurrent_layer', 'RNNBase', 'PackedSequence',
            'RNN', 'LSTM', 'GRU', 'RNNCellBase', 'RNNCell', 'LSTMCell', 'GRUCell', 'pad_sequence',
-           'pack_padded_sequence', 'pad_packed_sequence', 'packed_layer']
+           'pack_padded_sequence', 'pad_packed_sequence', 'packed_layer', 'CharLSTM', 'streams', 'nats_per_char',
+           'train_char_lstm']
 
 # %% ../../nbs/10_rnn.ipynb #rnn004
 import math, warnings
@@ -15,10 +16,12 @@ from collections import namedtuple
 from fastcore.basics import patch
 from numba import njit
 import numpy as np
-from ..autograd import Tensor, Function, is_grad_enabled, grad as autograd_grad
+from ..autograd import Tensor, Function, is_grad_enabled, no_grad, grad as autograd_grad
 from ..ops import stack, cat, tensor
 from ..ndarray import NDArray, as_numpy_view, from_numpy
-from .modules import Module, uniform_, _empty_parameter, _expect_tensor, linear, dropout, pad
+from .modules import Module, Linear, Embedding, linear, dropout, pad, cross_entropy
+from .modules import uniform_, _empty_parameter, _expect_tensor
+from ..training import Adam, clip_grad_norm_
 
 # %% ../../nbs/10_rnn.ipynb #rnn006
 def rnn_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None, nonlinearity="tanh"):
@@ -27,8 +30,9 @@ def rnn_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None, nonlinearity="tanh"):
     return a.tanh() if nonlinearity == "tanh" else a.relu()
 
 def lstm_cell(input, hx, cx, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=None):
-    """One LSTM step by Tensor operations: one (B, 4H) product for the four gates i, f, g, o; returns
-    (h', c'). With w_hr (P, H), the state h' = (o·tanh c') W_hrᵀ is projected to P < H numbers."""
+    """One LSTM step by Tensor operations: one (B, 4H) product for the four gates i, f, g, o;
+    returns (h', c'). With w_hr (P, H), the state h' = (o·tanh c') W_hrᵀ is projected to P < H
+    numbers."""
     gates = linear(input, w_ih, b_ih) + linear(hx, w_hh, b_hh)
     i, f, g, o = gates.chunk(4, -1)
     c = f.sigmoid() * cx + i.sigmoid() * g.tanh()
@@ -54,9 +58,9 @@ def sigmoid_(a):
 
 # %% ../../nbs/10_rnn.ipynb #rnn011
 def rnn_steps(xw, h, w_hh, relu=False):
-    """Forward through time for an Elman RNN on numpy arrays. xw (T, B, H): the input projections of all
-    steps (biases included), overwritten by the states; one (B, H) @ (H, H) product per step. Returns the
-    states hs (T, B, H)."""
+    """Forward through time for an Elman RNN on numpy arrays. xw (T, B, H): the input projections of
+    all steps (biases included), overwritten by the states; one (B, H) @ (H, H) product per step.
+    Returns the states hs (T, B, H)."""
     hs = xw
     w_t = np.ascontiguousarray(w_hh.T)  # row-major: BLAS runs the small per-step products faster
     for t in range(len(xw)):
@@ -79,11 +83,11 @@ def rnn_steps_backward(dy, dh, saved, h0, w_hh, relu=False):
 
 # %% ../../nbs/10_rnn.ipynb #rnn020
 def lstm_steps(xw, h, c, w_hh, w_hr=None):
-    """Forward through time for an LSTM on numpy arrays. xw (T, B, 4H): input projections of all steps
-    with both biases. The loop works on transposed blocks, batch last: per step one (4H, H') @ (H', B)
-    product gives all four gates. H' = H, or P with the projection w_hr (P, H): h_t = W_hr (o·tanh c_t).
-    Returns the states hs (T, B, H') and, for the backward pass, the activated gates, the cell states,
-    tanh of them and, with a projection, o·tanh(c_t), as (T, B, ·) views."""
+    """Forward through time for an LSTM on numpy arrays. xw (T, B, 4H): input projections of all
+    steps with both biases. The loop works on transposed blocks, batch last: per step one (4H, H') @
+    (H', B) product gives all four gates. H' = H, or P with the projection w_hr (P, H): h_t = W_hr
+    (o·tanh c_t). Returns the states hs (T, B, H') and, for the backward pass, the activated gates,
+    the cell states, tanh of them and, with a projection, o·tanh(c_t), as (T, B, ·) views."""
     T, B, G = xw.shape
     H = G // 4
     xw = xw.transpose(2, 0, 1)   # (4H, T, B): rows of B contiguous numbers when xw = (W_ih Xᵀ)ᵀ
@@ -101,14 +105,20 @@ def lstm_steps(xw, h, c, w_hh, w_hr=None):
         h = np.multiply(o, np.tanh(c, out=tcs[t]), out=ohs[t])
         if w_hr is not None: h = np.matmul(w_hr, h, out=hs[t])
     batch_second = lambda a: a.transpose(0, 2, 1)
-    return dict(hs=np.ascontiguousarray(batch_second(hs)), gates=batch_second(gates), cs=batch_second(cs),
-                tcs=batch_second(tcs), ohs=None if w_hr is None else batch_second(ohs))
+    return dict(
+        hs=np.ascontiguousarray(batch_second(hs)),
+        gates=batch_second(gates),
+        cs=batch_second(cs),
+        tcs=batch_second(tcs),
+        ohs=None if w_hr is None else batch_second(ohs),
+    )
 
 def lstm_steps_backward(dy, dh, dc, saved, c0, w_hh, kernel=False, w_hr=None):
-    """Backward through time for an LSTM: the chain rule through c_t = f·c_{t-1} + i·g, h_t = o·tanh(c_t),
-    step by step from the last, on the forward's transposed blocks. Returns dL/d(gate pre-activations)
-    (T, B, 4H), dL/dh0, dL/dc0 and, with a projection, dL/dh_t (T, B, P) for W_hr's gradient. `kernel`:
-    each step's element-wise part in one Numba kernel (below) instead of twenty numpy operations."""
+    """Backward through time for an LSTM: the chain rule through c_t = f·c_{t-1} + i·g, h_t =
+    o·tanh(c_t), step by step from the last, on the forward's transposed blocks. Returns dL/d(gate
+    pre-activations) (T, B, 4H), dL/dh0, dL/dc0 and, with a projection, dL/dh_t (T, B, P) for W_hr's
+    gradient. `kernel`: each step's element-wise part in one Numba kernel (below) instead of twenty
+    numpy operations."""
     gates, cs, tcs = (saved[k].transpose(0, 2, 1) for k in ("gates", "cs", "tcs"))  # (T, ·, B)
     T, G, B = gates.shape
     H = G // 4
@@ -139,8 +149,8 @@ def lstm_steps_backward(dy, dh, dc, saved, c0, w_hh, kernel=False, w_hr=None):
 @njit(cache=True)
 def lstm_backward_kernel(gates, tc, c_prev, dh, dc, da):
     """One step of the LSTM's backward, element by element, in one pass, on (·, B) blocks: reads the
-    activated gates (4H, B), tanh(c_t), c_{t-1} and dL/dh_t (H, B); writes da (4H, B); dc: dL/dc_t in,
-    dL/dc_{t-1} out."""
+    activated gates (4H, B), tanh(c_t), c_{t-1} and dL/dh_t (H, B); writes da (4H, B); dc: dL/dc_t
+    in, dL/dc_{t-1} out."""
     H, B = dh.shape
     for j in range(H):
         for b in range(B):
@@ -156,8 +166,8 @@ def lstm_backward_kernel(gates, tc, c_prev, dh, dc, da):
 
 # %% ../../nbs/10_rnn.ipynb #rnn027
 def gru_steps(xw, h, w_hh, b_hh):
-    """Forward through time for a GRU on numpy arrays. xw (T, B, 3H): input projections with b_ih; per step
-    one (B, H) @ (H, 3H) product, plus b_hh, gives the hidden side of all three gates."""
+    """Forward through time for a GRU on numpy arrays. xw (T, B, 3H): input projections with b_ih;
+    per step one (B, H) @ (H, 3H) product, plus b_hh, gives the hidden side of all three gates."""
     T, B, G = xw.shape
     H = G // 3
     gates, ghn, hs = (np.empty((T, B, n), xw.dtype) for n in (G, H, H))
@@ -176,8 +186,8 @@ def gru_steps(xw, h, w_hh, b_hh):
     return dict(hs=hs, gates=gates, ghn=ghn)
 
 def gru_steps_backward(dy, dh, saved, h0, w_hh):
-    """Backward through time for a GRU. Returns dL/d(input side) (T, B, 3H), dL/d(hidden side) (T, B, 3H)
-    (they differ in the n gate, where r multiplies the hidden side), dL/dh0."""
+    """Backward through time for a GRU. Returns dL/d(input side) (T, B, 3H), dL/d(hidden side) (T,
+    B, 3H) (they differ in the n gate, where r multiplies the hidden side), dL/dh0."""
     gates, ghn, hs = saved["gates"], saved["ghn"], saved["hs"]
     T, B, G = gates.shape
     H = G // 3
@@ -197,7 +207,8 @@ def gru_steps_backward(dy, dh, saved, h0, w_hh):
 
 # %% ../../nbs/10_rnn.ipynb #rnn030
 def _host(a):
-    "A raw array as numpy: NDArrays of device 'cpu' live in host memory, so this is a view, not a copy."
+    """A raw array as numpy: NDArrays of device 'cpu' live in host memory, so this is a view, not a
+    copy."""
     return None if a is None else as_numpy_view(a) if isinstance(a, NDArray) else a
 
 def _as_device(a, ref):
@@ -212,24 +223,28 @@ def time_loop_forward(mode, X, H0, C0, Wih, Whh, Bih, Bhh, Whr=None):
     T, B, I = X.shape
     if mode == "LSTM": xw = (Wih @ X.reshape(T * B, I).T).T.reshape(T, B, -1)
     else: xw = (X.reshape(T * B, I) @ Wih.T).reshape(T, B, -1)
-    if Bhh is not None and mode != "GRU": Bih = Bhh if Bih is None else Bih + Bhh  # one pass over xw
-    if Bih is not None: xw += Bih   # the GRU keeps b_hh for the step: its n gate has r·(W_hn h + b_hn)
+    if Bhh is not None and mode != "GRU":
+        Bih = Bhh if Bih is None else Bih + Bhh  # one pass over xw
+    if Bih is not None:
+        xw += Bih  # the GRU keeps b_hh for the step: its n gate has r·(W_hn h + b_hn)
     if mode == "LSTM": return lstm_steps(xw, H0, C0, Whh, Whr)
     if mode == "GRU": return gru_steps(xw, H0, Whh, Bhh)
     return rnn_steps(xw, H0, Whh, relu=mode == "RNN_RELU")
 
 def time_loop_backward(mode, saved, DY, DH, DC, H0, C0, Whh, kernel=False, Whr=None):
-    """dL/d(input side), dL/d(hidden side) for every step, dL/dh0, dL/dc0 (None unless an LSTM), dL/dh_t
-    of a projected LSTM (else None); `kernel`: the LSTM's element-wise steps by the Numba kernel."""
+    """dL/d(input side), dL/d(hidden side) for every step, dL/dh0, dL/dc0 (None unless an LSTM),
+    dL/dh_t of a projected LSTM (else None); `kernel`: the LSTM's element-wise steps by the Numba
+    kernel."""
     if mode == "LSTM": return lstm_steps_backward(DY, DH, DC, saved, C0, Whh, kernel, Whr)
     if mode == "GRU": return gru_steps_backward(DY, DH, saved, H0, Whh) + (None,)
     return rnn_steps_backward(DY, DH, saved, H0, Whh, relu=mode == "RNN_RELU") + (None,)
 
 # %% ../../nbs/10_rnn.ipynb #rnn031
 class RecurrentLayer(Function):
-    """One layer in one direction over a whole sequence x (T, B, I) from states h0 (and c0), on numpy
-    arrays: the forward and backward time loops above, and the weight gradients as one GEMM each over
-    all steps. Outputs y (T, B, H), h_T (and c_T for an LSTM); w_hr: an LSTM's projection, or None."""
+    """One layer in one direction over a whole sequence x (T, B, I) from states h0 (and c0), on
+    numpy arrays: the forward and backward time loops above, and the weight gradients as one GEMM
+    each over all steps. Outputs y (T, B, H), h_T (and c_T for an LSTM); w_hr: an LSTM's projection,
+    or None."""
     @staticmethod
     def forward(ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, reverse, keep):
         X, H0, C0, Wih, Whh, Bih, Bhh, Whr = _hosts(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr)
@@ -250,8 +265,9 @@ class RecurrentLayer(Function):
         DY, DH, DC = _hosts(dy, dh, dc)
         if ctx.reverse: X, DY = X[::-1], DY[::-1]
         on_cpu = isinstance(x.array, NDArray)  # device 'cpu': Numba kernels, as in chapter 08
-        dxw, dgh, dh0, dc0, dhs = time_loop_backward(ctx.mode, ctx.loop, DY, DH, DC, H0, C0, Whh, on_cpu,
-                                                     Whr)
+        dxw, dgh, dh0, dc0, dhs = time_loop_backward(
+            ctx.mode, ctx.loop, DY, DH, DC, H0, C0, Whh, on_cpu, Whr
+        )
         T, B, I = X.shape
         shared = dgh is dxw  # RNN and LSTM: the hidden side's gradient is the input side's
         dxw, dgh = dxw.reshape(T * B, -1), dgh.reshape(T * B, -1)
@@ -263,7 +279,8 @@ class RecurrentLayer(Function):
         grads[1], grads[2] = dh0, dc0
         if need[3]: grads[3] = dxw.T @ X.reshape(T * B, I)
         if need[4]:
-            h_prev = np.concatenate([H0[None], ctx.loop["hs"][:-1]])  # the state each step started from
+            # the state each step started from
+            h_prev = np.concatenate([H0[None], ctx.loop["hs"][:-1]])
             grads[4] = dgh.T @ h_prev.reshape(T * B, -1)
         if need[5] or need[6]: grads[5] = dxw.sum(0)
         if need[6]: grads[6] = grads[5] if shared else dgh.sum(0)
@@ -281,7 +298,8 @@ def layer_by_cells(mode, x, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=None,
     for t in (reversed(range(len(x))) if reverse else range(len(x))):
         if mode == "LSTM": h, c = lstm_cell(x[t], h, c, w_ih, w_hh, b_ih, b_hh, w_hr)
         elif mode == "GRU": h = gru_cell(x[t], h, w_ih, w_hh, b_ih, b_hh)
-        else: h = rnn_cell(x[t], h, w_ih, w_hh, b_ih, b_hh, "relu" if mode == "RNN_RELU" else "tanh")
+        else:
+            h = rnn_cell(x[t], h, w_ih, w_hh, b_ih, b_hh, "relu" if mode == "RNN_RELU" else "tanh")
         ys[t] = h
     return (stack(ys), h) + ((c,) if mode == "LSTM" else ())
 
@@ -309,35 +327,48 @@ def recurrent_layer(mode, x, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=None
     return RecurrentLayer.apply(*tensors, mode, reverse, keep)
 
 # %% ../../nbs/10_rnn.ipynb #rnn038
-GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}  # blocks of hidden_size rows in the weights
+# blocks of hidden_size rows in the weights
+GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 PARTS = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
 
 def _check_sizes(input_size, hidden_size, num_layers, dropout):
     "PyTorch's checks of an RNN's constructor arguments, with its exception types."
     if not isinstance(dropout, (int, float)) or isinstance(dropout, bool) or not 0 <= dropout <= 1:
-        raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
-                         "element being zeroed")
-    for name, v in (("input_size", input_size), ("hidden_size", hidden_size), ("num_layers", num_layers)):
+        raise ValueError(
+            "dropout should be a number in range [0, 1] representing the probability of an "
+            "element being zeroed"
+        )
+    for name, v in (
+        ("input_size", input_size),
+        ("hidden_size", hidden_size),
+        ("num_layers", num_layers),
+    ):
         if not isinstance(v, int) or isinstance(v, bool):
             raise TypeError(f"{name} should be of type int, got: {type(v).__name__}")
     if hidden_size <= 0: raise ValueError("hidden_size must be greater than zero")
     if num_layers <= 0: raise ValueError("num_layers must be greater than zero")
 
 class RNNBase(Module):
-    """A stack of `num_layers` recurrent layers, each in one or two directions, with PyTorch's parameter
-    names (weight_ih_l0, weight_hh_l0, bias_ih_l0, bias_hh_l0, weight_hr_l0 for an LSTM's projection, …,
-    `_reverse` for the backward direction), shapes and initialization, so that a PyTorch state_dict loads."""
+    """A stack of `num_layers` recurrent layers, each in one or two directions, with PyTorch's
+    parameter names (weight_ih_l0, weight_hh_l0, bias_ih_l0, bias_hh_l0, weight_hr_l0 for an LSTM's
+    projection, …, `_reverse` for the backward direction), shapes and initialization, so that a
+    PyTorch state_dict loads."""
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
                  dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None):
         super().__init__()
         _check_sizes(input_size, hidden_size, num_layers, dropout)
         if dropout > 0 and num_layers == 1:
-            warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero "
-                          f"dropout expects num_layers greater than 1, but got dropout={dropout} and "
-                          "num_layers=1")
+            warnings.warn(
+                "dropout option adds dropout after all but last recurrent layer, so non-zero "
+                f"dropout expects num_layers greater than 1, but got dropout={dropout} and "
+                "num_layers=1"
+            )
         if proj_size < 0:
-            raise ValueError("proj_size should be a positive integer or zero to disable projections")
-        if proj_size >= hidden_size: raise ValueError("proj_size has to be smaller than hidden_size")
+            raise ValueError(
+                "proj_size should be a positive integer or zero to disable projections"
+            )
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
         self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
         self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
         self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, proj_size
@@ -346,7 +377,9 @@ class RNNBase(Module):
         for layer in range(num_layers):
             for d in range(self.directions):
                 n_in = input_size if layer == 0 else state * self.directions
-                shapes = [(rows, n_in), (rows, state)] + ([(rows,), (rows,)] if bias else [None, None])
+                shapes = [(rows, n_in), (rows, state)] + (
+                    [(rows,), (rows,)] if bias else [None, None]
+                )
                 shapes.append((proj_size, hidden_size) if proj_size else None)
                 for part, shape in zip(PARTS + ("weight_hr",), shapes):
                     if shape is None: continue
@@ -357,7 +390,8 @@ class RNNBase(Module):
 
     @property
     def state_size(self):
-        "The size of h: proj_size for an LSTM with projections, else hidden_size (c keeps hidden_size)."
+        """The size of h: proj_size for an LSTM with projections, else hidden_size (c keeps
+        hidden_size)."""
         return self.proj_size or self.hidden_size
 
     @property
@@ -372,12 +406,15 @@ class RNNBase(Module):
         for p in self.parameters(): uniform_(p, -bound, bound)
 
     def layer_weights(self, layer, d):
-        """(weight_ih, weight_hh, bias_ih, bias_hh, weight_hr) of one layer and direction (None for the
-        biases without bias, and for weight_hr without projection)."""
-        return tuple(getattr(self, part + self._suffix(layer, d), None) for part in PARTS + ("weight_hr",))
+        """(weight_ih, weight_hh, bias_ih, bias_hh, weight_hr) of one layer and direction (None for
+        the biases without bias, and for weight_hr without projection)."""
+        return tuple(
+            getattr(self, part + self._suffix(layer, d), None) for part in PARTS + ("weight_hr",)
+        )
 
     def flatten_parameters(self):
-        "PyTorch's call to pack the weights into one buffer for cuDNN; here the loops read them as they are."
+        """PyTorch's call to pack the weights into one buffer for cuDNN; here the loops read them as
+        they are."""
 
     @property
     def all_weights(self):
@@ -386,33 +423,45 @@ class RNNBase(Module):
                 for l in range(self.num_layers) for d in range(self.directions)]
 
     def extra_repr(self):
-        "PyTorch's: the sizes and the options that differ from their defaults (nonlinearity is not shown)."
+        """PyTorch's: the sizes and the options that differ from their defaults (nonlinearity is not
+        shown)."""
         s = f"{self.input_size}, {self.hidden_size}"
         if self.proj_size: s += f", proj_size={self.proj_size}"
         if self.num_layers != 1: s += f", num_layers={self.num_layers}"
-        defaults = (("bias", True), ("batch_first", False), ("dropout", 0.0), ("bidirectional", False))
+        defaults = (
+            ("bias", True),
+            ("batch_first", False),
+            ("dropout", 0.0),
+            ("bidirectional", False),
+        )
         for name, default in defaults:
             if getattr(self, name) != default: s += f", {name}={getattr(self, name)}"
         return s
 
 # %% ../../nbs/10_rnn.ipynb #rnn040
 def _check_input(module, input):
-    "Batched (3-D) or not (2-D) and of the right feature size, or PyTorch's errors; returns `batched`."
+    """Batched (3-D) or not (2-D) and of the right feature size, or PyTorch's errors; returns
+    `batched`."""
     name = "RNN" if module.mode.startswith("RNN") else module.mode
     _expect_tensor(name, input)
     if input.ndim not in (2, 3):
         raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D instead")
     if input.shape[-1] != module.input_size:
-        raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {module.input_size}, "
-                           f"got {input.shape[-1]}")
+        raise RuntimeError(
+            f"input.size(-1) must be equal to input_size. Expected {module.input_size}, "
+            f"got {input.shape[-1]}"
+        )
     w = module.weight_ih_l0
     if input.dtype != w.dtype:
-        raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({w.dtype}). Convert "
-                         f"input: input.to({w.dtype}), or convert model: model.to({input.dtype})")
+        raise ValueError(
+            f"RNN input dtype ({input.dtype}) does not match weight dtype ({w.dtype}). Convert "
+            f"input: input.to({w.dtype}), or convert model: model.to({input.dtype})"
+        )
     return input.ndim == 3
 
 def _state_shapes(module, batch):
-    "The shapes of h0 (and c0): (layers·directions, batch, proj_size or hidden_size), (…, hidden_size)."
+    """The shapes of h0 (and c0): (layers·directions, batch, proj_size or hidden_size), (…,
+    hidden_size)."""
     lead = (module.num_layers * module.directions, batch)
     return [lead + (module.state_size,), lead + (module.hidden_size,)][:1 + (module.mode == "LSTM")]
 
@@ -422,7 +471,11 @@ def _check_states(module, states, batched, batch):
     want = 3 if batched else 2
     if any(n != want for n in dims):
         which = "hx and cx" if len(states) == 2 else "hx"
-        got = f"({', '.join(f'{n}-D' for n in dims)}) tensors" if len(states) == 2 else f"{dims[0]}-D tensor"
+        got = (
+            f"({', '.join(f'{n}-D' for n in dims)}) tensors"
+            if len(states) == 2
+            else f"{dims[0]}-D tensor"
+        )
         kind = "batched 3-D" if batched else "unbatched 2-D"
         raise RuntimeError(f"For {kind} input, {which} should also be {want}-D but got {got}")
     for k, (s, expected) in enumerate(zip(states, _state_shapes(module, batch))):
@@ -432,18 +485,21 @@ def _check_states(module, states, batched, batch):
             raise RuntimeError(f"Expected {which} size {expected}, got {list(got)}")
 
 # %% ../../nbs/10_rnn.ipynb #rnn042
-class PackedSequence(namedtuple("PackedSequence", "data batch_sizes sorted_indices unsorted_indices")):
-    """A batch of sequences of different lengths, sorted longest first and stored step by step: `data` holds the
-    batch_sizes[t] sequences still running at step t, for t = 0, 1, …, one after the other (PyTorch's layout)."""
+class PackedSequence(
+    namedtuple("PackedSequence", "data batch_sizes sorted_indices unsorted_indices")
+):
+    """A batch of sequences of different lengths, sorted longest first and stored step by step:
+    `data` holds the batch_sizes[t] sequences still running at step t, for t = 0, 1, …, one after
+    the other (PyTorch's layout)."""
     __slots__ = ()
 
 # %% ../../nbs/10_rnn.ipynb #rnn043
 @patch
 def forward(self: RNNBase, input, hx=None):
     """input (T, B, input_size), or (B, T, ·) with batch_first, or (T, input_size) unbatched; hx: h0
-    (or the pair (h0, c0) for an LSTM) of shape (layers·directions, B, hidden_size), zeros when omitted
-    (h0's last size is proj_size for a projected LSTM). Returns (output, h_n) or, for an LSTM,
-    (output, (h_n, c_n)). A PackedSequence input gives a PackedSequence output."""
+    (or the pair (h0, c0) for an LSTM) of shape (layers·directions, B, hidden_size), zeros when
+    omitted (h0's last size is proj_size for a projected LSTM). Returns (output, h_n) or, for an
+    LSTM, (output, (h_n, c_n)). A PackedSequence input gives a PackedSequence output."""
     if isinstance(input, PackedSequence): return _forward_packed(self, input, hx)
     batched = _check_input(self, input)
     x = input if batched else input.unsqueeze(1)
@@ -465,7 +521,8 @@ def forward(self: RNNBase, input, hx=None):
                                        reverse=d == 1)
             ys.append(y); finals.append(last)
         x = ys[0] if len(ys) == 1 else cat(ys, -1)
-        if self.dropout and self.training and layer < self.num_layers - 1: x = dropout(x, self.dropout)
+        if self.dropout and self.training and layer < self.num_layers - 1:
+            x = dropout(x, self.dropout)
     if batched and self.batch_first: x = x.transpose(0, 1)
     h_n = [stack([f[i] for f in finals]) for i in range(len(finals[0]))]
     if not batched: x, h_n = x.squeeze(1), [h.squeeze(1) for h in h_n]
@@ -477,9 +534,21 @@ class RNN(RNNBase):
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True,
                  batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None):
         if nonlinearity not in ("tanh", "relu"):
-            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
-        super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size, hidden_size,
-                         num_layers, bias, batch_first, dropout, bidirectional, device=device, dtype=dtype)
+            raise ValueError(
+                f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'."
+            )
+        super().__init__(
+            "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU",
+            input_size,
+            hidden_size,
+            num_layers,
+            bias,
+            batch_first,
+            dropout,
+            bidirectional,
+            device=device,
+            dtype=dtype,
+        )
         self.nonlinearity = nonlinearity
 
 class LSTM(RNNBase):
@@ -506,16 +575,20 @@ class RNNCellBase(Module):
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
         shapes = [(gates * hidden_size, input_size), (gates * hidden_size, hidden_size)]
         shapes += [(gates * hidden_size,)] * 2 if bias else []
-        for part, shape in zip(PARTS, shapes): setattr(self, part, _empty_parameter(*shape, dtype=dtype,
-                                                                                     device=device))
-        if not bias: self.register_parameter("bias_ih", None); self.register_parameter("bias_hh", None)
+        for part, shape in zip(PARTS, shapes):
+            setattr(self, part, _empty_parameter(*shape, dtype=dtype, device=device))
+        if not bias:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
         self.reset_parameters()
 
     reset_parameters = RNNBase.reset_parameters
-    def extra_repr(self): return f"{self.input_size}, {self.hidden_size}" + ("" if self.bias else ", bias=False")
+    def extra_repr(self):
+        return f"{self.input_size}, {self.hidden_size}" + ("" if self.bias else ", bias=False")
 
     def _prepare(self, input, states):
-        "Check input (B, I) or (I,) and the states (B, H) or (H,); returns them batched, and `batched`."
+        """Check input (B, I) or (I,) and the states (B, H) or (H,); returns them batched, and
+        `batched`."""
         name = type(self).__name__
         _expect_tensor(name, input)
         if input.ndim not in (1, 2):
@@ -529,11 +602,14 @@ class RNNCellBase(Module):
         else: states = [s if batched else s.unsqueeze(0) for s in states]
         for k, s in enumerate(states):
             if s.shape[0] != x.shape[0]:
-                raise RuntimeError(f"Input batch size {x.shape[0]} doesn't match hidden{k} batch size "
-                                   f"{s.shape[0]}")
+                raise RuntimeError(
+                    f"Input batch size {x.shape[0]} doesn't match hidden{k} batch size {s.shape[0]}"
+                )
             if s.shape[-1] != self.hidden_size:
-                raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {s.shape[-1]}, expected "
-                                   f"{self.hidden_size}")
+                raise RuntimeError(
+                    f"hidden{k} has inconsistent hidden_size: got {s.shape[-1]}, expected "
+                    f"{self.hidden_size}"
+                )
         return x, states, batched
 
     def _weights(self): return self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh
@@ -541,7 +617,9 @@ class RNNCellBase(Module):
 class RNNCell(RNNCellBase):
     "h' = tanh(x W_ihᵀ + b_ih + h W_hhᵀ + b_hh) (or relu): PyTorch's nn.RNNCell."
     _n_states = 1
-    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
+    def __init__(
+        self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None
+    ):
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity: {nonlinearity}")
         super().__init__(input_size, hidden_size, bias, 1, device, dtype)
@@ -576,51 +654,70 @@ class GRUCell(RNNCellBase):
 
 # %% ../../nbs/10_rnn.ipynb #rnn051
 def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
-    """Stack tensors of shapes (L_i, *) into (L_max, B, *) (or (B, L_max, *) with batch_first), padding each
-    with `padding_value` on the right (or left)."""
+    """Stack tensors of shapes (L_i, *) into (L_max, B, *) (or (B, L_max, *) with batch_first),
+    padding each with `padding_value` on the right (or left)."""
     if padding_side not in ("left", "right"):
-        raise ValueError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
+        raise ValueError(
+            f"Expected padding_side to be one of left or right, but got {padding_side}."
+        )
     longest = max(s.shape[0] for s in sequences)
     def padded(s):
         extra = longest - s.shape[0]
-        return pad(s, (0, 0) * (s.ndim - 1) + ((extra, 0) if padding_side == "left" else (0, extra)),
-                   value=padding_value)
+        return pad(
+            s,
+            (0, 0) * (s.ndim - 1) + ((extra, 0) if padding_side == "left" else (0, extra)),
+            value=padding_value,
+        )
     return stack([padded(s) for s in sequences], 0 if batch_first else 1)
 
 # %% ../../nbs/10_rnn.ipynb #rnn053
 def _lengths(lengths):
     "Sequence lengths from a list or a Tensor, as a numpy int64 array."
-    return np.asarray(lengths.detach().to("numpy").numpy() if isinstance(lengths, Tensor) else lengths, np.int64)
+    return np.asarray(
+        lengths.detach().to("numpy").numpy() if isinstance(lengths, Tensor) else lengths, np.int64
+    )
 
 def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
     "Pack a padded batch (T, B, *) (or (B, T, *)) whose sequence b has lengths[b] steps."
     lengths = _lengths(lengths)
     if enforce_sorted and np.any(np.diff(lengths) > 0):
-        raise RuntimeError("`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. You can "
-                           "pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to sidestep this "
-                           "requirement if you do not need ONNX exportability.")
+        raise RuntimeError(
+            "`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. "
+            "You can pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to "
+            "sidestep this requirement if you do not need ONNX exportability."
+        )
     if lengths.size and lengths.min() <= 0:
-        raise RuntimeError("Length of all samples has to be greater than 0, but found an element in 'lengths' that "
-                           "is <= 0")
+        raise RuntimeError(
+            "Length of all samples has to be greater than 0, but found an element in 'lengths' "
+            "that is <= 0"
+        )
     order = None if enforce_sorted else np.argsort(-lengths, kind="stable")
     steps_first = input.transpose(0, 1) if batch_first else input
     if order is not None: steps_first, lengths = steps_first[:, order], lengths[order]
     batch_sizes = (lengths[None, :] > np.arange(lengths[0])[:, None]).sum(1)
     data = cat([steps_first[t, :n] for t, n in enumerate(batch_sizes)])
     unsorted = None if order is None else tensor(np.argsort(order))
-    return PackedSequence(data, tensor(batch_sizes), None if order is None else tensor(order), unsorted)
+    return PackedSequence(
+        data, tensor(batch_sizes), None if order is None else tensor(order), unsorted
+    )
 
 def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
-    "The inverse of pack_padded_sequence: (padded batch, lengths), the batch back in its original order."
+    """The inverse of pack_padded_sequence: (padded batch, lengths), the batch back in its original
+    order."""
     sizes = _lengths(sequence.batch_sizes)
     steps = len(sizes) if total_length is None else total_length
     if steps < len(sizes):
-        raise ValueError(f"Expected total_length to be at least the length of the longest sequence in input, but "
-                         f"got total_length={total_length} and max sequence length being {len(sizes)}")
+        raise ValueError(
+            f"Expected total_length to be at least the length of the longest sequence in input, "
+            f"but got total_length={total_length} and max sequence length being {len(sizes)}"
+        )
     rows = sequence.data.split(sizes.tolist())
-    padded = stack([pad(r, (0, 0) * (r.ndim - 1) + (0, sizes[0] - len(r)), value=padding_value) for r in rows])
-    if steps > len(sizes): padded = pad(padded, (0, 0) * (padded.ndim - 1) + (0, steps - len(sizes)),
-                                        value=padding_value)
+    padded = stack(
+        [pad(r, (0, 0) * (r.ndim - 1) + (0, sizes[0] - len(r)), value=padding_value) for r in rows]
+    )
+    if steps > len(sizes):
+        padded = pad(padded, (0, 0) * (padded.ndim - 1) + (0, steps - len(sizes)),
+                     value=padding_value)
     lengths = (sizes[None, :] > np.arange(sizes[0])[:, None]).sum(1)
     if sequence.unsorted_indices is not None:
         back = _lengths(sequence.unsorted_indices)
@@ -630,9 +727,9 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
 # %% ../../nbs/10_rnn.ipynb #rnn054
 def packed_layer(mode, data, sizes, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=None,
                  reverse=False):
-    """One layer over packed steps, cell by cell: at step t only the first sizes[t] sequences advance,
-    the others keep their state (a finished one its last, a reversed one not yet started its initial).
-    Returns the packed outputs and the final states."""
+    """One layer over packed steps, cell by cell: at step t only the first sizes[t] sequences
+    advance, the others keep their state (a finished one its last, a reversed one not yet started
+    its initial). Returns the packed outputs and the final states."""
     starts = np.concatenate([[0], np.cumsum(sizes)])
     h, c, ys = h0, c0, [None] * len(sizes)
     for t in (reversed(range(len(sizes))) if reverse else range(len(sizes))):
@@ -648,12 +745,14 @@ def packed_layer(mode, data, sizes, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, w_
 
 # %% ../../nbs/10_rnn.ipynb #rnn055
 def _forward_packed(module, packed, hx):
-    """RNNBase.forward for a PackedSequence: the layers by `packed_layer`; returns a PackedSequence and
-    the states."""
+    """RNNBase.forward for a PackedSequence: the layers by `packed_layer`; returns a PackedSequence
+    and the states."""
     data, sizes, lstm = packed.data, _lengths(packed.batch_sizes), module.mode == "LSTM"
     if data.ndim != 2 or data.shape[-1] != module.input_size:
-        raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {module.input_size}, got "
-                           f"{data.shape[-1]}")
+        raise RuntimeError(
+            f"input.size(-1) must be equal to input_size. Expected {module.input_size}, got "
+            f"{data.shape[-1]}"
+        )
     batch = int(sizes[0])
     if hx is None:
         states = [data.new_zeros(shape) for shape in _state_shapes(module, batch)]
@@ -668,12 +767,73 @@ def _forward_packed(module, packed, hx):
         ys = []
         for d in range(module.directions):
             k = layer * module.directions + d
-            y, *last = packed_layer(module.mode, x, sizes, states[0][k], states[1][k] if lstm else None,
-                                    *module.layer_weights(layer, d), reverse=d == 1)
+            y, *last = packed_layer(
+                module.mode,
+                x,
+                sizes,
+                states[0][k],
+                states[1][k] if lstm else None,
+                *module.layer_weights(layer, d),
+                reverse=d == 1,
+            )
             ys.append(y); finals.append(last)
         x = ys[0] if len(ys) == 1 else cat(ys, -1)
-        if module.dropout and module.training and layer < module.num_layers - 1: x = dropout(x, module.dropout)
+        if module.dropout and module.training and layer < module.num_layers - 1:
+            x = dropout(x, module.dropout)
     h_n = [stack([f[i] for f in finals]) for i in range(len(finals[0]))]
-    if packed.unsorted_indices is not None: h_n = [h[:, _lengths(packed.unsorted_indices)] for h in h_n]
+    if packed.unsorted_indices is not None:
+        h_n = [h[:, _lengths(packed.unsorted_indices)] for h in h_n]
     out = PackedSequence(x, packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices)
     return (out, tuple(h_n)) if lstm else (out, h_n[0])
+
+# %% ../../nbs/10_rnn.ipynb #rnn070
+class CharLSTM(Module):
+    "Embedding → LSTM → Linear: next-character logits at every step of ids (T, B)."
+    def __init__(self, vocab, embed=64, hidden=256, num_layers=1):
+        super().__init__()
+        self.embed, self.lstm = Embedding(vocab, embed), LSTM(embed, hidden, num_layers)
+        self.head = Linear(hidden, vocab)
+
+    def forward(self, ids, state=None):
+        out, state = self.lstm(self.embed(ids), state)
+        return self.head(out), state
+
+def streams(ids, n):
+    "Inputs and next-character targets as n parallel streams, (length, n): row t+1 continues row t."
+    per = (len(ids) - 1) // n
+    return ids[:n * per].reshape(n, per).T, ids[1:n * per + 1].reshape(n, per).T
+
+def nats_per_char(model, ids, n=16, window=256):
+    """Mean cross-entropy of the next character over `ids`, read as n streams with the state carried
+    along."""
+    x, y = streams(ids, n)
+    state, total = None, 0.0
+    with no_grad():
+        for k in range(0, len(x), window):
+            logits, state = model(tensor(x[k:k + window]), state)
+            target = tensor(y[k:k + window].reshape(-1))
+            total += float(
+                cross_entropy(logits.reshape(-1, logits.shape[-1]), target, reduction="sum")
+            )
+    return total / y.size
+
+def train_char_lstm(model, ids, steps, batch=64, seq=64, lr=4e-3, clip=1.0):
+    """Truncated BPTT on the character ids with Adam, a cosine learning rate and gradient clipping;
+    returns the training losses."""
+    opt = Adam(model.parameters(), lr=lr)
+    x, y = streams(ids, batch)
+    state, pos, losses = None, 0, []
+    for step in range(steps):
+        if pos + seq > len(x): pos, state = 0, None  # the end of the streams: start over
+        for group in opt.param_groups:
+            group["lr"] = lr * 0.5 * (1 + math.cos(math.pi * step / steps))
+        logits, state = model(tensor(x[pos:pos + seq]), state)
+        state = tuple(s.detach() for s in state)  # truncation: the next batch's graph starts here
+        loss = cross_entropy(
+            logits.reshape(-1, logits.shape[-1]), tensor(y[pos : pos + seq].reshape(-1))
+        )
+        opt.zero_grad(); loss.backward()
+        clip_grad_norm_(model.parameters(), clip)
+        opt.step()
+        losses.append(float(loss)); pos += seq
+    return losses
