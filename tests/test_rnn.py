@@ -330,3 +330,82 @@ def test_frozen_parameters_and_input_without_grad(kind, device):
         op = dict(ours.named_parameters())[name]
         assert (op.grad is None) == (tp.grad is None)
         if tp.grad is not None: assert_close(op.grad, tp.grad, **TOL64)
+
+# ---------------------------------------------------------------- LSTM with projections (proj_size)
+
+P = 3  # proj_size < H
+
+@pytest.mark.parametrize("num_layers,bias,batch_first,bidirectional", OPTIONS)
+@pytest.mark.parametrize("given_states", [False, True])
+@pytest.mark.parametrize("batched", [True, False])
+def test_lstm_projection_matches_torch(num_layers, bias, batch_first, bidirectional, given_states, batched,
+                                       device):
+    "h_t = W_hr (o·tanh c_t): outputs, h_n (proj_size), c_n (hidden_size) and every gradient as torch's."
+    rng = np.random.default_rng(11)
+    ours, theirs = make_pair("LSTM", device, num_layers=num_layers, bias=bias, batch_first=batch_first,
+                             bidirectional=bidirectional, proj_size=P)
+    shape = ((B, T, I) if batch_first else (T, B, I)) if batched else (T, I)
+    lead = (num_layers * (2 if bidirectional else 1),) + ((B,) if batched else ())
+    states = [rng.standard_normal(lead + (P,)), rng.standard_normal(lead + (H,))] if given_states else None
+    y, (h_n, c_n) = ours(mt.tensor(rng.standard_normal(shape), device=device))
+    assert y.shape[-1] == P * (2 if bidirectional else 1) and h_n.shape[-1] == P and c_n.shape[-1] == H
+    run_both(ours, theirs, rng.standard_normal(shape), states, device, rng, TOL64)
+
+def test_lstm_projection_float32_longer(device):
+    rng = np.random.default_rng(12)
+    ours, theirs = make_pair("LSTM", device, np.float32, num_layers=2, bidirectional=True, proj_size=2)
+    run_both(ours, theirs, rng.standard_normal((40, 3, I)).astype(np.float32), None, device, rng, TOL32)
+
+def test_lstm_projection_state_dict_and_repr():
+    for num_layers, bias, _, bidirectional in OPTIONS:
+        options = dict(num_layers=num_layers, bias=bias, bidirectional=bidirectional, proj_size=3)
+        ours, theirs = nn.LSTM(7, 5, **options), torch.nn.LSTM(7, 5, **options)
+        assert [(k, tuple(v.shape)) for k, v in ours.state_dict().items()] == \
+               [(k, tuple(v.shape)) for k, v in theirs.state_dict().items()]
+        assert [[tuple(w.shape) for w in ws] for ws in ours.all_weights] == \
+               [[tuple(w.shape) for w in ws] for ws in theirs.all_weights]
+        assert repr(ours) == repr(theirs) and ours.proj_size == theirs.proj_size == 3
+    mt.manual_seed(0)
+    w_hr = to_numpy(nn.LSTM(30, 100, proj_size=40).weight_hr_l0)
+    assert w_hr.shape == (40, 100) and 0.099 < np.abs(w_hr).max() <= 0.1  # U(-1/sqrt(H), 1/sqrt(H))
+
+@pytest.mark.parametrize("proj_size", [5, 6, -1])
+def test_lstm_projection_size_errors_match_torch(proj_size):
+    make = lambda n: n.LSTM(3, 5, proj_size=proj_size)
+    assert _error(lambda: make(nn)) == _error(lambda: make(torch.nn))
+
+@pytest.mark.parametrize("k", range(3))
+def test_lstm_projection_state_errors_match_torch(k):
+    "h0 must have proj_size numbers, c0 hidden_size: torch's messages name the expected shapes."
+    bad = [lambda m, t: m(t.randn(5, 3, 10), (t.zeros(2, 3, 20), t.zeros(2, 3, 20))),   # h0 of hidden_size
+           lambda m, t: m(t.randn(5, 3, 10), (t.zeros(2, 3, 6), t.zeros(2, 3, 6))),     # c0 of proj_size
+           lambda m, t: m(t.randn(5, 10), (t.zeros(2, 20), t.zeros(2, 20)))][k]         # unbatched
+    ours, theirs = nn.LSTM(10, 20, 2, proj_size=6), torch.nn.LSTM(10, 20, 2, proj_size=6)
+    assert _error(lambda: bad(ours, mt)) == _error(lambda: bad(theirs, torch))
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_lstm_projection_fused_layer_gradcheck(reverse, device):
+    x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr = _f64((T, B, I), (B, P), (B, H), (4 * H, I), (4 * H, P),
+                                                   4 * H, 4 * H, (P, H), seed=13)
+    args = [t.detach().to(device).requires_grad_() for t in (x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr)]
+    assert mt.gradcheck(lambda *a: rnn.recurrent_layer("LSTM", *a, reverse=reverse), *args)
+
+def test_lstm_projection_double_backward_and_packed(device):
+    "Gradients of gradients (the cell path), and a packed batch, with projections, against torch."
+    ours, theirs = make_pair("LSTM", "numpy", proj_size=P, num_layers=2)
+    x, xt = tensors(np.random.default_rng(14).standard_normal((T, B, I)), "numpy")
+    (g,), (gt,) = (mt.autograd.grad(ours(x)[0].sum(), [x], create_graph=True),
+                   torch.autograd.grad(theirs(xt)[0].sum(), [xt], create_graph=True))
+    (g * g).sum().backward(); (gt * gt).sum().backward()
+    assert_close(x.grad, xt.grad, **TOL64)
+    for name, tp in theirs.named_parameters():
+        assert_close(dict(ours.named_parameters())[name].grad, tp.grad, **TOL64)
+    ours, theirs = make_pair("LSTM", device, proj_size=P, bidirectional=True)
+    xs, (packed, tpacked) = _pack_both(np.random.default_rng(15).standard_normal((T, 4, I)), [2, 5, 1, 4],
+                                       False, False, device)
+    (y, (h_n, c_n)), (yt, (h_nt, c_nt)) = ours(packed), theirs(tpacked)
+    for o, to in ((y.data, yt.data), (h_n, h_nt), (c_n, c_nt)): assert_close(o, to, **TOL64)
+    (y.data.sum() + h_n.sum() + c_n.sum()).backward(); (yt.data.sum() + h_nt.sum() + c_nt.sum()).backward()
+    assert_close(xs[0].grad, xs[1].grad, **TOL64)
+    for name, tp in theirs.named_parameters():
+        assert_close(dict(ours.named_parameters())[name].grad, tp.grad, **TOL64)

@@ -7,7 +7,8 @@ __all__ = ['GATES', 'PARTS', 'rnn_cell', 'lstm_cell', 'gru_cell', 'sigmoid_', 'r
            'lstm_steps_backward', 'lstm_backward_kernel', 'gru_steps', 'gru_steps_backward', 'time_loop_forward',
            'time_loop_backward', 'RecurrentLayer', 'layer_by_cells', 'recurrent_layer', 'RNNBase', 'PackedSequence',
            'RNN', 'LSTM', 'GRU', 'RNNCellBase', 'RNNCell', 'LSTMCell', 'GRUCell', 'pad_sequence',
-           'pack_padded_sequence', 'pad_packed_sequence', 'packed_layer']
+           'pack_padded_sequence', 'pad_packed_sequence', 'packed_layer', 'CharLSTM', 'streams', 'nats_per_char',
+           'train_char_lstm']
 
 # %% ../../nbs/10_rnn.ipynb #rnn004
 import math, warnings
@@ -15,10 +16,12 @@ from collections import namedtuple
 from fastcore.basics import patch
 from numba import njit
 import numpy as np
-from ..autograd import Tensor, Function, is_grad_enabled, grad as autograd_grad
+from ..autograd import Tensor, Function, is_grad_enabled, no_grad, grad as autograd_grad
 from ..ops import stack, cat, tensor
 from ..ndarray import NDArray, as_numpy_view, from_numpy
-from .modules import Module, uniform_, _empty_parameter, _expect_tensor, linear, dropout, pad
+from .modules import Module, Linear, Embedding, linear, dropout, pad, cross_entropy
+from .modules import uniform_, _empty_parameter, _expect_tensor
+from ..training import Adam, clip_grad_norm_
 
 # %% ../../nbs/10_rnn.ipynb #rnn006
 def rnn_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None, nonlinearity="tanh"):
@@ -26,12 +29,15 @@ def rnn_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None, nonlinearity="tanh"):
     a = linear(input, w_ih, b_ih) + linear(hx, w_hh, b_hh)
     return a.tanh() if nonlinearity == "tanh" else a.relu()
 
-def lstm_cell(input, hx, cx, w_ih, w_hh, b_ih=None, b_hh=None):
-    "One LSTM step by Tensor operations: one (B, 4H) product for the four gates i, f, g, o; returns (h', c')."
+def lstm_cell(input, hx, cx, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=None):
+    """One LSTM step by Tensor operations: one (B, 4H) product for the four gates i, f, g, o;
+    returns (h', c'). With w_hr (P, H), the state h' = (o·tanh c') W_hrᵀ is projected to P < H
+    numbers."""
     gates = linear(input, w_ih, b_ih) + linear(hx, w_hh, b_hh)
     i, f, g, o = gates.chunk(4, -1)
     c = f.sigmoid() * cx + i.sigmoid() * g.tanh()
-    return o.sigmoid() * c.tanh(), c
+    h = o.sigmoid() * c.tanh()
+    return (h if w_hr is None else linear(h, w_hr)), c
 
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     "One GRU step by Tensor operations, gates r, z, n in PyTorch's order: h' = (1 - z)·n + z·h."
@@ -52,9 +58,9 @@ def sigmoid_(a):
 
 # %% ../../nbs/10_rnn.ipynb #rnn011
 def rnn_steps(xw, h, w_hh, relu=False):
-    """Forward through time for an Elman RNN on numpy arrays. xw (T, B, H): the input projections of all
-    steps (biases included), overwritten by the states; one (B, H) @ (H, H) product per step. Returns the
-    states hs (T, B, H)."""
+    """Forward through time for an Elman RNN on numpy arrays. xw (T, B, H): the input projections of
+    all steps (biases included), overwritten by the states; one (B, H) @ (H, H) product per step.
+    Returns the states hs (T, B, H)."""
     hs = xw
     w_t = np.ascontiguousarray(w_hh.T)  # row-major: BLAS runs the small per-step products faster
     for t in range(len(xw)):
@@ -76,74 +82,92 @@ def rnn_steps_backward(dy, dh, saved, h0, w_hh, relu=False):
     return da, da, dh, None
 
 # %% ../../nbs/10_rnn.ipynb #rnn020
-def lstm_steps(xw, h, c, w_hh):
-    """Forward through time for an LSTM on numpy arrays. xw (T, B, 4H): input projections of all steps with
-    both biases, overwritten by the activated gates; per step one (B, H) @ (H, 4H) product gives all four.
-    Keeps the gates, the cell states and tanh of them for the backward pass."""
+def lstm_steps(xw, h, c, w_hh, w_hr=None):
+    """Forward through time for an LSTM on numpy arrays. xw (T, B, 4H): input projections of all
+    steps with both biases. The loop works on transposed blocks, batch last: per step one (4H, H') @
+    (H', B) product gives all four gates. H' = H, or P with the projection w_hr (P, H): h_t = W_hr
+    (o·tanh c_t). Returns the states hs (T, B, H') and, for the backward pass, the activated gates,
+    the cell states, tanh of them and, with a projection, o·tanh(c_t), as (T, B, ·) views."""
     T, B, G = xw.shape
     H = G // 4
-    gates = xw
-    cs, tcs, hs = (np.empty((T, B, H), xw.dtype) for _ in range(3))
-    w_t = np.ascontiguousarray(w_hh.T)  # row-major: BLAS runs the small per-step products faster
+    xw = xw.transpose(2, 0, 1)   # (4H, T, B): rows of B contiguous numbers when xw = (W_ih Xᵀ)ᵀ
+    gates = np.empty((T, G, B), xw.dtype)
+    cs, tcs, ohs = (np.empty((T, H, B), xw.dtype) for _ in range(3))
+    hs = ohs if w_hr is None else np.empty((T, len(w_hr), B), xw.dtype)
+    h, c = h.T, c.T
     for t in range(T):
-        a = gates[t]
-        a += h @ w_t
-        sigmoid_(a[:, :2 * H]); np.tanh(a[:, 2 * H:3 * H], out=a[:, 2 * H:3 * H]); sigmoid_(a[:, 3 * H:])
-        i, f, g, o = a[:, :H], a[:, H:2 * H], a[:, 2 * H:3 * H], a[:, 3 * H:]
+        a = np.matmul(w_hh, h, out=gates[t])
+        a += xw[:, t]
+        sigmoid_(a[:2 * H]); np.tanh(a[2 * H:3 * H], out=a[2 * H:3 * H]); sigmoid_(a[3 * H:])
+        i, f, g, o = a[:H], a[H:2 * H], a[2 * H:3 * H], a[3 * H:]
         c = np.multiply(f, c, out=cs[t])
         c += i * g                                       # the cell highway: c_t = f·c_{t-1} + i·g
-        h = np.multiply(o, np.tanh(c, out=tcs[t]), out=hs[t])
-    return dict(hs=hs, gates=gates, cs=cs, tcs=tcs)
+        h = np.multiply(o, np.tanh(c, out=tcs[t]), out=ohs[t])
+        if w_hr is not None: h = np.matmul(w_hr, h, out=hs[t])
+    batch_second = lambda a: a.transpose(0, 2, 1)
+    return dict(
+        hs=np.ascontiguousarray(batch_second(hs)),
+        gates=batch_second(gates),
+        cs=batch_second(cs),
+        tcs=batch_second(tcs),
+        ohs=None if w_hr is None else batch_second(ohs),
+    )
 
-def lstm_steps_backward(dy, dh, dc, saved, c0, w_hh, kernel=False):
-    """Backward through time for an LSTM: the chain rule through c_t = f·c_{t-1} + i·g, h_t = o·tanh(c_t),
-    step by step from the last. Returns dL/d(gate pre-activations) (T, B, 4H), dL/dh0, dL/dc0. `kernel`:
-    each step's element-wise part in one Numba kernel (below) instead of twenty numpy operations."""
-    gates, cs, tcs = saved["gates"], saved["cs"], saved["tcs"]
-    T, B, G = gates.shape
+def lstm_steps_backward(dy, dh, dc, saved, c0, w_hh, kernel=False, w_hr=None):
+    """Backward through time for an LSTM: the chain rule through c_t = f·c_{t-1} + i·g, h_t =
+    o·tanh(c_t), step by step from the last, on the forward's transposed blocks. Returns dL/d(gate
+    pre-activations) (T, B, 4H), dL/dh0, dL/dc0 and, with a projection, dL/dh_t (T, B, P) for W_hr's
+    gradient. `kernel`: each step's element-wise part in one Numba kernel (below) instead of twenty
+    numpy operations."""
+    gates, cs, tcs = (saved[k].transpose(0, 2, 1) for k in ("gates", "cs", "tcs"))  # (T, ·, B)
+    T, G, B = gates.shape
     H = G // 4
-    da = np.empty_like(gates)
-    if kernel: dc = np.array(dc, gates.dtype)  # the kernel updates it in place
+    da = np.empty((G, T, B), gates.dtype)
+    dhs = None if w_hr is None else np.empty((T, len(w_hr), B), gates.dtype)
+    dy, dh, dc = dy.transpose(0, 2, 1), dh.T, np.array(dc.T, gates.dtype, order="C")
     for t in reversed(range(T)):
-        c_prev = cs[t - 1] if t > 0 else c0
-        if kernel:
-            lstm_backward_kernel(gates[t], tcs[t], c_prev, dy[t], dh, dc, da[t])
-            dh = da[t] @ w_hh
-            continue
-        i, f, g, o = (gates[t, :, k * H:(k + 1) * H] for k in range(4))
-        dh = dh + dy[t]
-        dc = dc + dh * o * (1 - tcs[t] * tcs[t])
-        d = da[t]
-        np.multiply(dc * g, i * (1 - i), out=d[:, :H])
-        np.multiply(dc * c_prev, f * (1 - f), out=d[:, H:2 * H])
-        np.multiply(dc * i, 1 - g * g, out=d[:, 2 * H:3 * H])
-        np.multiply(dh * tcs[t], o * (1 - o), out=d[:, 3 * H:])
-        dc = dc * f                                      # along the highway: only the forget gate
-        dh = d @ w_hh
-    return da, da, dh, dc
+        c_prev = cs[t - 1] if t > 0 else c0.T
+        d_h = dh + dy[t]                                 # from the output and from step t+1
+        if w_hr is not None:
+            dhs[t] = d_h
+            d_h = w_hr.T @ d_h                           # back through the projection
+        d = da[:, t]
+        if kernel: lstm_backward_kernel(gates[t], tcs[t], c_prev, d_h, dc, d)
+        else:
+            i, f, g, o = (gates[t, k * H:(k + 1) * H] for k in range(4))
+            dc = dc + d_h * o * (1 - tcs[t] * tcs[t])
+            np.multiply(dc * g, i * (1 - i), out=d[:H])
+            np.multiply(dc * c_prev, f * (1 - f), out=d[H:2 * H])
+            np.multiply(dc * i, 1 - g * g, out=d[2 * H:3 * H])
+            np.multiply(d_h * tcs[t], o * (1 - o), out=d[3 * H:])
+            dc = dc * f                                  # along the highway: only the forget gate
+        dh = w_hh.T @ d
+    da = da.transpose(1, 2, 0)
+    return da, da, dh.T, dc.T, None if dhs is None else dhs.transpose(0, 2, 1)
 
 # %% ../../nbs/10_rnn.ipynb #rnn024
 @njit(cache=True)
-def lstm_backward_kernel(gates, tc, c_prev, dy, dh, dc, da):
-    """One step of the LSTM's backward, element by element, in one pass: reads the activated gates (B, 4H),
-    tanh(c_t), c_{t-1}, dL/dy_t and dL/dh_t from the later steps; writes da (B, 4H); dc: dL/dc_t in, dL/dc_{t-1} out."""
-    B, H = dh.shape
-    for b in range(B):
-        for j in range(H):
-            i, f, g, o = gates[b, j], gates[b, H + j], gates[b, 2 * H + j], gates[b, 3 * H + j]
-            t = tc[b, j]
-            d_h = dh[b, j] + dy[b, j]
-            d_c = dc[b, j] + d_h * o * (1 - t * t)
-            da[b, j] = d_c * g * i * (1 - i)
-            da[b, H + j] = d_c * c_prev[b, j] * f * (1 - f)
-            da[b, 2 * H + j] = d_c * i * (1 - g * g)
-            da[b, 3 * H + j] = d_h * t * o * (1 - o)
-            dc[b, j] = d_c * f
+def lstm_backward_kernel(gates, tc, c_prev, dh, dc, da):
+    """One step of the LSTM's backward, element by element, in one pass, on (·, B) blocks: reads the
+    activated gates (4H, B), tanh(c_t), c_{t-1} and dL/dh_t (H, B); writes da (4H, B); dc: dL/dc_t
+    in, dL/dc_{t-1} out."""
+    H, B = dh.shape
+    for j in range(H):
+        for b in range(B):
+            i, f, g, o = gates[j, b], gates[H + j, b], gates[2 * H + j, b], gates[3 * H + j, b]
+            t = tc[j, b]
+            d_h = dh[j, b]
+            d_c = dc[j, b] + d_h * o * (1 - t * t)
+            da[j, b] = d_c * g * i * (1 - i)
+            da[H + j, b] = d_c * c_prev[j, b] * f * (1 - f)
+            da[2 * H + j, b] = d_c * i * (1 - g * g)
+            da[3 * H + j, b] = d_h * t * o * (1 - o)
+            dc[j, b] = d_c * f
 
 # %% ../../nbs/10_rnn.ipynb #rnn027
 def gru_steps(xw, h, w_hh, b_hh):
-    """Forward through time for a GRU on numpy arrays. xw (T, B, 3H): input projections with b_ih; per step
-    one (B, H) @ (H, 3H) product, plus b_hh, gives the hidden side of all three gates."""
+    """Forward through time for a GRU on numpy arrays. xw (T, B, 3H): input projections with b_ih;
+    per step one (B, H) @ (H, 3H) product, plus b_hh, gives the hidden side of all three gates."""
     T, B, G = xw.shape
     H = G // 3
     gates, ghn, hs = (np.empty((T, B, n), xw.dtype) for n in (G, H, H))
@@ -162,8 +186,8 @@ def gru_steps(xw, h, w_hh, b_hh):
     return dict(hs=hs, gates=gates, ghn=ghn)
 
 def gru_steps_backward(dy, dh, saved, h0, w_hh):
-    """Backward through time for a GRU. Returns dL/d(input side) (T, B, 3H), dL/d(hidden side) (T, B, 3H)
-    (they differ in the n gate, where r multiplies the hidden side), dL/dh0."""
+    """Backward through time for a GRU. Returns dL/d(input side) (T, B, 3H), dL/d(hidden side) (T,
+    B, 3H) (they differ in the n gate, where r multiplies the hidden side), dL/dh0."""
     gates, ghn, hs = saved["gates"], saved["ghn"], saved["hs"]
     T, B, G = gates.shape
     H = G // 3
@@ -183,7 +207,8 @@ def gru_steps_backward(dy, dh, saved, h0, w_hh):
 
 # %% ../../nbs/10_rnn.ipynb #rnn030
 def _host(a):
-    "A raw array as numpy: NDArrays of device 'cpu' live in host memory, so this is a view, not a copy."
+    """A raw array as numpy: NDArrays of device 'cpu' live in host memory, so this is a view, not a
+    copy."""
     return None if a is None else as_numpy_view(a) if isinstance(a, NDArray) else a
 
 def _as_device(a, ref):
@@ -192,86 +217,100 @@ def _as_device(a, ref):
 
 def _hosts(*tensors): return tuple(None if t is None else _host(t.array) for t in tensors)
 
-def time_loop_forward(mode, X, H0, C0, Wih, Whh, Bih, Bhh):
-    "The input projection of all steps as one GEMM, then the time loop of `mode`; numpy arrays, X (T, B, I)."
+def time_loop_forward(mode, X, H0, C0, Wih, Whh, Bih, Bhh, Whr=None):
+    """The input projection of all steps as one GEMM, then the time loop of `mode`; numpy arrays,
+    X (T, B, I). For the LSTM the GEMM is W_ih Xᵀ, whose (4H, T·B) result is the loop's layout."""
     T, B, I = X.shape
-    xw = (X.reshape(T * B, I) @ Wih.T).reshape(T, B, -1)
-    if Bhh is not None and mode != "GRU": Bih = Bhh if Bih is None else Bih + Bhh  # one pass over xw
-    if Bih is not None: xw += Bih   # the GRU keeps b_hh for the step: its n gate has r·(W_hn h + b_hn)
-    if mode == "LSTM": return lstm_steps(xw, H0, C0, Whh)
+    if mode == "LSTM": xw = (Wih @ X.reshape(T * B, I).T).T.reshape(T, B, -1)
+    else: xw = (X.reshape(T * B, I) @ Wih.T).reshape(T, B, -1)
+    if Bhh is not None and mode != "GRU":
+        Bih = Bhh if Bih is None else Bih + Bhh  # one pass over xw
+    if Bih is not None:
+        xw += Bih  # the GRU keeps b_hh for the step: its n gate has r·(W_hn h + b_hn)
+    if mode == "LSTM": return lstm_steps(xw, H0, C0, Whh, Whr)
     if mode == "GRU": return gru_steps(xw, H0, Whh, Bhh)
     return rnn_steps(xw, H0, Whh, relu=mode == "RNN_RELU")
 
-def time_loop_backward(mode, saved, DY, DH, DC, H0, C0, Whh, kernel=False):
-    """dL/d(input side), dL/d(hidden side) for every step, dL/dh0, dL/dc0 (None unless an LSTM); `kernel`:
-    the LSTM's element-wise steps by the Numba kernel."""
-    if mode == "LSTM": return lstm_steps_backward(DY, DH, DC, saved, C0, Whh, kernel)
-    if mode == "GRU": return gru_steps_backward(DY, DH, saved, H0, Whh)
-    return rnn_steps_backward(DY, DH, saved, H0, Whh, relu=mode == "RNN_RELU")
+def time_loop_backward(mode, saved, DY, DH, DC, H0, C0, Whh, kernel=False, Whr=None):
+    """dL/d(input side), dL/d(hidden side) for every step, dL/dh0, dL/dc0 (None unless an LSTM),
+    dL/dh_t of a projected LSTM (else None); `kernel`: the LSTM's element-wise steps by the Numba
+    kernel."""
+    if mode == "LSTM": return lstm_steps_backward(DY, DH, DC, saved, C0, Whh, kernel, Whr)
+    if mode == "GRU": return gru_steps_backward(DY, DH, saved, H0, Whh) + (None,)
+    return rnn_steps_backward(DY, DH, saved, H0, Whh, relu=mode == "RNN_RELU") + (None,)
 
 # %% ../../nbs/10_rnn.ipynb #rnn031
 class RecurrentLayer(Function):
-    """One layer in one direction over a whole sequence x (T, B, I) from states h0 (and c0), on numpy arrays:
-    the forward and backward time loops above, and the weight gradients as one GEMM each over all steps.
-    Outputs y (T, B, H), h_T (and c_T for an LSTM)."""
+    """One layer in one direction over a whole sequence x (T, B, I) from states h0 (and c0), on
+    numpy arrays: the forward and backward time loops above, and the weight gradients as one GEMM
+    each over all steps. Outputs y (T, B, H), h_T (and c_T for an LSTM); w_hr: an LSTM's projection,
+    or None."""
     @staticmethod
-    def forward(ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, mode, reverse, keep):
-        X, H0, C0, Wih, Whh, Bih, Bhh = _hosts(x, h0, c0, w_ih, w_hh, b_ih, b_hh)
-        saved = time_loop_forward(mode, X[::-1] if reverse else X, H0, C0, Wih, Whh, Bih, Bhh)
+    def forward(ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, reverse, keep):
+        X, H0, C0, Wih, Whh, Bih, Bhh, Whr = _hosts(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr)
+        saved = time_loop_forward(mode, X[::-1] if reverse else X, H0, C0, Wih, Whh, Bih, Bhh, Whr)
         hs = saved["hs"]
-        outs = [hs[::-1] if reverse else hs, hs[-1].copy()] + ([saved["cs"][-1].copy()] if mode == "LSTM" else [])
+        outs = [hs[::-1] if reverse else hs, hs[-1].copy()]
+        if mode == "LSTM": outs.append(saved["cs"][-1].copy())
         if keep:
             ctx.mode, ctx.reverse, ctx.loop = mode, reverse, saved
-            ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh)
+            ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr)
         return tuple(_as_device(o, x.array) for o in outs)
 
     @staticmethod
     def backward(ctx, dy, dh, dc=None):
         if is_grad_enabled(): return _recorded_backward(ctx, dy, dh, dc)
         x, *_ = tensors = ctx.saved_tensors
-        X, H0, C0, Wih, Whh, Bih, Bhh = _hosts(*tensors)
+        X, H0, C0, Wih, Whh, Bih, Bhh, Whr = _hosts(*tensors)
         DY, DH, DC = _hosts(dy, dh, dc)
         if ctx.reverse: X, DY = X[::-1], DY[::-1]
         on_cpu = isinstance(x.array, NDArray)  # device 'cpu': Numba kernels, as in chapter 08
-        dxw, dgh, dh0, dc0 = time_loop_backward(ctx.mode, ctx.loop, DY, DH, DC, H0, C0, Whh, on_cpu)
+        dxw, dgh, dh0, dc0, dhs = time_loop_backward(
+            ctx.mode, ctx.loop, DY, DH, DC, H0, C0, Whh, on_cpu, Whr
+        )
         T, B, I = X.shape
         shared = dgh is dxw  # RNN and LSTM: the hidden side's gradient is the input side's
         dxw, dgh = dxw.reshape(T * B, -1), dgh.reshape(T * B, -1)
         need = ctx.needs_input_grad
-        grads = [None] * 7  # one GEMM or sum for each input that needs its gradient
+        grads = [None] * 8  # one GEMM or sum for each input that needs its gradient
         if need[0]:
             dx = (dxw @ Wih).reshape(T, B, I)
             grads[0] = dx[::-1] if ctx.reverse else dx
         grads[1], grads[2] = dh0, dc0
         if need[3]: grads[3] = dxw.T @ X.reshape(T * B, I)
         if need[4]:
-            h_prev = np.concatenate([H0[None], ctx.loop["hs"][:-1]])  # the state each step started from
+            # the state each step started from
+            h_prev = np.concatenate([H0[None], ctx.loop["hs"][:-1]])
             grads[4] = dgh.T @ h_prev.reshape(T * B, -1)
         if need[5] or need[6]: grads[5] = dxw.sum(0)
         if need[6]: grads[6] = grads[5] if shared else dgh.sum(0)
+        if need[7]:  # h_t = W_hr (o·tanh c_t): dL/dW_hr sums dL/dh_t ⊗ o·tanh(c_t) over all steps
+            grads[7] = dhs.reshape(T * B, -1).T @ ctx.loop["ohs"].reshape(T * B, -1)
         return tuple(Tensor._make(_as_device(g, x.array)) if g is not None and need[k] else None
                      for k, g in enumerate(grads)) + (None, None, None)
 
 # %% ../../nbs/10_rnn.ipynb #rnn032
-def layer_by_cells(mode, x, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, reverse=False):
-    """The same layer as `RecurrentLayer`, as a Python loop over cells of Tensor operations that autograd
-    records step by step: the reference, the path for other devices, and the one for gradients of gradients."""
+def layer_by_cells(mode, x, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=None, reverse=False):
+    """The same layer as `RecurrentLayer`, as a Python loop over cells of Tensor operations that
+    autograd records step by step: the reference, the path for other devices, and the one for
+    gradients of gradients."""
     h, c, ys = h0, c0, [None] * len(x)
     for t in (reversed(range(len(x))) if reverse else range(len(x))):
-        if mode == "LSTM": h, c = lstm_cell(x[t], h, c, w_ih, w_hh, b_ih, b_hh)
+        if mode == "LSTM": h, c = lstm_cell(x[t], h, c, w_ih, w_hh, b_ih, b_hh, w_hr)
         elif mode == "GRU": h = gru_cell(x[t], h, w_ih, w_hh, b_ih, b_hh)
-        else: h = rnn_cell(x[t], h, w_ih, w_hh, b_ih, b_hh, "relu" if mode == "RNN_RELU" else "tanh")
+        else:
+            h = rnn_cell(x[t], h, w_ih, w_hh, b_ih, b_hh, "relu" if mode == "RNN_RELU" else "tanh")
         ys[t] = h
     return (stack(ys), h) + ((c,) if mode == "LSTM" else ())
 
 def _recorded_backward(ctx, dy, dh, dc):
-    "Under create_graph: the forward again by cells from the saved inputs, and autograd's recorded backward."
+    "Under create_graph: the forward again by cells from the saved inputs, and autograd's backward."
     tensors = ctx.saved_tensors
     outs = layer_by_cells(ctx.mode, *tensors, reverse=ctx.reverse)
     wanted = [k for k, t in enumerate(tensors) if t is not None and ctx.needs_input_grad[k]]
-    grads = autograd_grad(outs, [tensors[k] for k in wanted], [dy, dh, dc][:len(outs)], create_graph=True,
-                          allow_unused=True)
-    result = [None] * 10
+    grads = autograd_grad(outs, [tensors[k] for k in wanted], [dy, dh, dc][:len(outs)],
+                          create_graph=True, allow_unused=True)
+    result = [None] * 11
     for k, g in zip(wanted, grads): result[k] = g
     return tuple(result)
 
@@ -280,53 +319,80 @@ def _fused(*tensors):
     return all(t is None or isinstance(t.array, np.ndarray) or
                (isinstance(t.array, NDArray) and t.array.device == "cpu") for t in tensors)
 
-def recurrent_layer(mode, x, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, reverse=False):
+def recurrent_layer(mode, x, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=None, reverse=False):
     "One layer, one direction: `RecurrentLayer` on devices 'numpy' and 'cpu', cells elsewhere."
-    tensors = (x, h0, c0, w_ih, w_hh, b_ih, b_hh)
+    tensors = (x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr)
     if not _fused(*tensors): return layer_by_cells(mode, *tensors, reverse=reverse)
     keep = is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors)
     return RecurrentLayer.apply(*tensors, mode, reverse, keep)
 
 # %% ../../nbs/10_rnn.ipynb #rnn038
-GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}  # blocks of hidden_size rows in weight_ih, weight_hh
+# blocks of hidden_size rows in the weights
+GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 PARTS = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
 
 def _check_sizes(input_size, hidden_size, num_layers, dropout):
     "PyTorch's checks of an RNN's constructor arguments, with its exception types."
     if not isinstance(dropout, (int, float)) or isinstance(dropout, bool) or not 0 <= dropout <= 1:
-        raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
-                         "element being zeroed")
-    for name, v in (("input_size", input_size), ("hidden_size", hidden_size), ("num_layers", num_layers)):
+        raise ValueError(
+            "dropout should be a number in range [0, 1] representing the probability of an "
+            "element being zeroed"
+        )
+    for name, v in (
+        ("input_size", input_size),
+        ("hidden_size", hidden_size),
+        ("num_layers", num_layers),
+    ):
         if not isinstance(v, int) or isinstance(v, bool):
             raise TypeError(f"{name} should be of type int, got: {type(v).__name__}")
     if hidden_size <= 0: raise ValueError("hidden_size must be greater than zero")
     if num_layers <= 0: raise ValueError("num_layers must be greater than zero")
 
 class RNNBase(Module):
-    """A stack of `num_layers` recurrent layers, each in one or two directions, with PyTorch's parameter names
-    (weight_ih_l0, weight_hh_l0, bias_ih_l0, bias_hh_l0, …, `_reverse` for the backward direction), shapes
-    and initialization, so that a PyTorch state_dict loads."""
+    """A stack of `num_layers` recurrent layers, each in one or two directions, with PyTorch's
+    parameter names (weight_ih_l0, weight_hh_l0, bias_ih_l0, bias_hh_l0, weight_hr_l0 for an LSTM's
+    projection, …, `_reverse` for the backward direction), shapes and initialization, so that a
+    PyTorch state_dict loads."""
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, device=None, dtype=None):
+                 dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None):
         super().__init__()
         _check_sizes(input_size, hidden_size, num_layers, dropout)
         if dropout > 0 and num_layers == 1:
-            warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
-                          f"expects num_layers greater than 1, but got dropout={dropout} and num_layers=1")
-        self.mode, self.input_size, self.hidden_size, self.num_layers = mode, input_size, hidden_size, num_layers
-        self.bias, self.batch_first, self.dropout = bias, batch_first, float(dropout)
-        self.bidirectional = bidirectional
+            warnings.warn(
+                "dropout option adds dropout after all but last recurrent layer, so non-zero "
+                f"dropout expects num_layers greater than 1, but got dropout={dropout} and "
+                "num_layers=1"
+            )
+        if proj_size < 0:
+            raise ValueError(
+                "proj_size should be a positive integer or zero to disable projections"
+            )
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
+        self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
+        self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, proj_size
         self._flat_weights_names = []
-        rows = GATES[mode] * hidden_size
+        rows, state = GATES[mode] * hidden_size, self.state_size
         for layer in range(num_layers):
             for d in range(self.directions):
-                n_in = input_size if layer == 0 else hidden_size * self.directions
-                shapes = [(rows, n_in), (rows, hidden_size)] + ([(rows,), (rows,)] if bias else [])
-                for part, shape in zip(PARTS, shapes):
+                n_in = input_size if layer == 0 else state * self.directions
+                shapes = [(rows, n_in), (rows, state)] + (
+                    [(rows,), (rows,)] if bias else [None, None]
+                )
+                shapes.append((proj_size, hidden_size) if proj_size else None)
+                for part, shape in zip(PARTS + ("weight_hr",), shapes):
+                    if shape is None: continue
                     name = part + self._suffix(layer, d)
                     setattr(self, name, _empty_parameter(*shape, dtype=dtype, device=device))
                     self._flat_weights_names.append(name)
         self.reset_parameters()
+
+    @property
+    def state_size(self):
+        """The size of h: proj_size for an LSTM with projections, else hidden_size (c keeps
+        hidden_size)."""
+        return self.proj_size or self.hidden_size
 
     @property
     def directions(self): return 2 if self.bidirectional else 1
@@ -340,11 +406,15 @@ class RNNBase(Module):
         for p in self.parameters(): uniform_(p, -bound, bound)
 
     def layer_weights(self, layer, d):
-        "(weight_ih, weight_hh, bias_ih, bias_hh) of one layer and direction (biases None without bias)."
-        return tuple(getattr(self, part + self._suffix(layer, d), None) for part in PARTS)
+        """(weight_ih, weight_hh, bias_ih, bias_hh, weight_hr) of one layer and direction (None for
+        the biases without bias, and for weight_hr without projection)."""
+        return tuple(
+            getattr(self, part + self._suffix(layer, d), None) for part in PARTS + ("weight_hr",)
+        )
 
     def flatten_parameters(self):
-        "PyTorch's call to pack the weights into one buffer for cuDNN; here the loops read them as they are."
+        """PyTorch's call to pack the weights into one buffer for cuDNN; here the loops read them as
+        they are."""
 
     @property
     def all_weights(self):
@@ -353,64 +423,90 @@ class RNNBase(Module):
                 for l in range(self.num_layers) for d in range(self.directions)]
 
     def extra_repr(self):
-        "PyTorch's: the sizes and the options that differ from their defaults (nonlinearity is not shown)."
+        """PyTorch's: the sizes and the options that differ from their defaults (nonlinearity is not
+        shown)."""
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size: s += f", proj_size={self.proj_size}"
         if self.num_layers != 1: s += f", num_layers={self.num_layers}"
-        for name, default in (("bias", True), ("batch_first", False), ("dropout", 0.0), ("bidirectional", False)):
+        defaults = (
+            ("bias", True),
+            ("batch_first", False),
+            ("dropout", 0.0),
+            ("bidirectional", False),
+        )
+        for name, default in defaults:
             if getattr(self, name) != default: s += f", {name}={getattr(self, name)}"
         return s
 
 # %% ../../nbs/10_rnn.ipynb #rnn040
 def _check_input(module, input):
-    "Batched (3-D) or not (2-D) and of the right feature size, or PyTorch's errors; returns `batched`."
+    """Batched (3-D) or not (2-D) and of the right feature size, or PyTorch's errors; returns
+    `batched`."""
     name = "RNN" if module.mode.startswith("RNN") else module.mode
     _expect_tensor(name, input)
     if input.ndim not in (2, 3):
         raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D instead")
     if input.shape[-1] != module.input_size:
-        raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {module.input_size}, "
-                           f"got {input.shape[-1]}")
+        raise RuntimeError(
+            f"input.size(-1) must be equal to input_size. Expected {module.input_size}, "
+            f"got {input.shape[-1]}"
+        )
     w = module.weight_ih_l0
     if input.dtype != w.dtype:
-        raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({w.dtype}). Convert "
-                         f"input: input.to({w.dtype}), or convert model: model.to({input.dtype})")
+        raise ValueError(
+            f"RNN input dtype ({input.dtype}) does not match weight dtype ({w.dtype}). Convert "
+            f"input: input.to({w.dtype}), or convert model: model.to({input.dtype})"
+        )
     return input.ndim == 3
 
+def _state_shapes(module, batch):
+    """The shapes of h0 (and c0): (layers·directions, batch, proj_size or hidden_size), (…,
+    hidden_size)."""
+    lead = (module.num_layers * module.directions, batch)
+    return [lead + (module.state_size,), lead + (module.hidden_size,)][:1 + (module.mode == "LSTM")]
+
 def _check_states(module, states, batched, batch):
-    "h0 (and c0) of shape (layers·directions, batch, hidden), or PyTorch's errors naming both shapes."
+    "h0 (and c0) of the shapes above, or PyTorch's errors naming both shapes."
     dims = [s.ndim for s in states]
     want = 3 if batched else 2
     if any(n != want for n in dims):
         which = "hx and cx" if len(states) == 2 else "hx"
-        got = f"({', '.join(f'{n}-D' for n in dims)}) tensors" if len(states) == 2 else f"{dims[0]}-D tensor"
+        got = (
+            f"({', '.join(f'{n}-D' for n in dims)}) tensors"
+            if len(states) == 2
+            else f"{dims[0]}-D tensor"
+        )
         kind = "batched 3-D" if batched else "unbatched 2-D"
         raise RuntimeError(f"For {kind} input, {which} should also be {want}-D but got {got}")
-    expected = (module.num_layers * module.directions,) + ((batch,) if batched else ()) + (module.hidden_size,)
-    for k, s in enumerate(states):
-        if tuple(s.shape) != expected:
+    for k, (s, expected) in enumerate(zip(states, _state_shapes(module, batch))):
+        got = tuple(s.shape) if batched else (s.shape[0], 1, s.shape[1])  # as PyTorch: batch of one
+        if got != expected:
             which = f"hidden[{k}]" if len(states) == 2 else "hidden"
-            raise RuntimeError(f"Expected {which} size {expected}, got {list(s.shape)}")
+            raise RuntimeError(f"Expected {which} size {expected}, got {list(got)}")
 
 # %% ../../nbs/10_rnn.ipynb #rnn042
-class PackedSequence(namedtuple("PackedSequence", "data batch_sizes sorted_indices unsorted_indices")):
-    """A batch of sequences of different lengths, sorted longest first and stored step by step: `data` holds the
-    batch_sizes[t] sequences still running at step t, for t = 0, 1, …, one after the other (PyTorch's layout)."""
+class PackedSequence(
+    namedtuple("PackedSequence", "data batch_sizes sorted_indices unsorted_indices")
+):
+    """A batch of sequences of different lengths, sorted longest first and stored step by step:
+    `data` holds the batch_sizes[t] sequences still running at step t, for t = 0, 1, …, one after
+    the other (PyTorch's layout)."""
     __slots__ = ()
 
 # %% ../../nbs/10_rnn.ipynb #rnn043
 @patch
 def forward(self: RNNBase, input, hx=None):
-    """input (T, B, input_size), or (B, T, ·) with batch_first, or (T, input_size) unbatched; hx: h0 (or the
-    pair (h0, c0) for an LSTM) of shape (layers·directions, B, hidden_size), zeros when omitted. Returns
-    (output, h_n) or, for an LSTM, (output, (h_n, c_n)). A PackedSequence input gives a PackedSequence output."""
+    """input (T, B, input_size), or (B, T, ·) with batch_first, or (T, input_size) unbatched; hx: h0
+    (or the pair (h0, c0) for an LSTM) of shape (layers·directions, B, hidden_size), zeros when
+    omitted (h0's last size is proj_size for a projected LSTM). Returns (output, h_n) or, for an
+    LSTM, (output, (h_n, c_n)). A PackedSequence input gives a PackedSequence output."""
     if isinstance(input, PackedSequence): return _forward_packed(self, input, hx)
     batched = _check_input(self, input)
     x = input if batched else input.unsqueeze(1)
     if batched and self.batch_first: x = x.transpose(0, 1)
     lstm = self.mode == "LSTM"
     if hx is None:
-        zeros = x.new_zeros((self.num_layers * self.directions, x.shape[1], self.hidden_size))
-        states = [zeros] * (2 if lstm else 1)
+        states = [x.new_zeros(shape) for shape in _state_shapes(self, x.shape[1])]
     else:
         states = list(hx) if lstm else [hx]
         _check_states(self, states, batched, x.shape[1])
@@ -421,10 +517,12 @@ def forward(self: RNNBase, input, hx=None):
         for d in range(self.directions):
             k = layer * self.directions + d
             h0, c0 = states[0][k], states[1][k] if lstm else None
-            y, *last = recurrent_layer(self.mode, x, h0, c0, *self.layer_weights(layer, d), reverse=d == 1)
+            y, *last = recurrent_layer(self.mode, x, h0, c0, *self.layer_weights(layer, d),
+                                       reverse=d == 1)
             ys.append(y); finals.append(last)
         x = ys[0] if len(ys) == 1 else cat(ys, -1)
-        if self.dropout and self.training and layer < self.num_layers - 1: x = dropout(x, self.dropout)
+        if self.dropout and self.training and layer < self.num_layers - 1:
+            x = dropout(x, self.dropout)
     if batched and self.batch_first: x = x.transpose(0, 1)
     h_n = [stack([f[i] for f in finals]) for i in range(len(finals[0]))]
     if not batched: x, h_n = x.squeeze(1), [h.squeeze(1) for h in h_n]
@@ -433,27 +531,40 @@ def forward(self: RNNBase, input, hx=None):
 # %% ../../nbs/10_rnn.ipynb #rnn044
 class RNN(RNNBase):
     "Elman RNN, h_t = tanh(x_t W_ihᵀ + b_ih + h_{t-1} W_hhᵀ + b_hh) (or relu), PyTorch's nn.RNN."
-    def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, device=None, dtype=None):
+    def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True,
+                 batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None):
         if nonlinearity not in ("tanh", "relu"):
-            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
-        super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size, hidden_size,
-                         num_layers, bias, batch_first, dropout, bidirectional, device, dtype)
+            raise ValueError(
+                f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'."
+            )
+        super().__init__(
+            "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU",
+            input_size,
+            hidden_size,
+            num_layers,
+            bias,
+            batch_first,
+            dropout,
+            bidirectional,
+            device=device,
+            dtype=dtype,
+        )
         self.nonlinearity = nonlinearity
 
 class LSTM(RNNBase):
-    "Long short-term memory, gates i, f, g, o stacked in that order in weight_ih and weight_hh: PyTorch's nn.LSTM."
-    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
-                 bidirectional=False, device=None, dtype=None):
-        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
-                         device, dtype)
+    """Long short-term memory, gates i, f, g, o stacked in that order in weight_ih and weight_hh:
+    PyTorch's nn.LSTM. With proj_size > 0, h_t = W_hr (o·tanh c_t) has proj_size numbers."""
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
+                 dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None):
+        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout,
+                         bidirectional, proj_size, device, dtype)
 
 class GRU(RNNBase):
     "Gated recurrent unit, gates r, z, n stacked in that order: PyTorch's nn.GRU."
-    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
-                 bidirectional=False, device=None, dtype=None):
-        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
-                         device, dtype)
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
+                 dropout=0.0, bidirectional=False, device=None, dtype=None):
+        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout,
+                         bidirectional, device=device, dtype=dtype)
 
 # %% ../../nbs/10_rnn.ipynb #rnn050
 class RNNCellBase(Module):
@@ -464,16 +575,20 @@ class RNNCellBase(Module):
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
         shapes = [(gates * hidden_size, input_size), (gates * hidden_size, hidden_size)]
         shapes += [(gates * hidden_size,)] * 2 if bias else []
-        for part, shape in zip(PARTS, shapes): setattr(self, part, _empty_parameter(*shape, dtype=dtype,
-                                                                                     device=device))
-        if not bias: self.register_parameter("bias_ih", None); self.register_parameter("bias_hh", None)
+        for part, shape in zip(PARTS, shapes):
+            setattr(self, part, _empty_parameter(*shape, dtype=dtype, device=device))
+        if not bias:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
         self.reset_parameters()
 
     reset_parameters = RNNBase.reset_parameters
-    def extra_repr(self): return f"{self.input_size}, {self.hidden_size}" + ("" if self.bias else ", bias=False")
+    def extra_repr(self):
+        return f"{self.input_size}, {self.hidden_size}" + ("" if self.bias else ", bias=False")
 
     def _prepare(self, input, states):
-        "Check input (B, I) or (I,) and the states (B, H) or (H,); returns them batched, and `batched`."
+        """Check input (B, I) or (I,) and the states (B, H) or (H,); returns them batched, and
+        `batched`."""
         name = type(self).__name__
         _expect_tensor(name, input)
         if input.ndim not in (1, 2):
@@ -487,11 +602,14 @@ class RNNCellBase(Module):
         else: states = [s if batched else s.unsqueeze(0) for s in states]
         for k, s in enumerate(states):
             if s.shape[0] != x.shape[0]:
-                raise RuntimeError(f"Input batch size {x.shape[0]} doesn't match hidden{k} batch size "
-                                   f"{s.shape[0]}")
+                raise RuntimeError(
+                    f"Input batch size {x.shape[0]} doesn't match hidden{k} batch size {s.shape[0]}"
+                )
             if s.shape[-1] != self.hidden_size:
-                raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {s.shape[-1]}, expected "
-                                   f"{self.hidden_size}")
+                raise RuntimeError(
+                    f"hidden{k} has inconsistent hidden_size: got {s.shape[-1]}, expected "
+                    f"{self.hidden_size}"
+                )
         return x, states, batched
 
     def _weights(self): return self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh
@@ -499,7 +617,9 @@ class RNNCellBase(Module):
 class RNNCell(RNNCellBase):
     "h' = tanh(x W_ihᵀ + b_ih + h W_hhᵀ + b_hh) (or relu): PyTorch's nn.RNNCell."
     _n_states = 1
-    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
+    def __init__(
+        self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None
+    ):
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity: {nonlinearity}")
         super().__init__(input_size, hidden_size, bias, 1, device, dtype)
@@ -534,51 +654,70 @@ class GRUCell(RNNCellBase):
 
 # %% ../../nbs/10_rnn.ipynb #rnn051
 def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
-    """Stack tensors of shapes (L_i, *) into (L_max, B, *) (or (B, L_max, *) with batch_first), padding each
-    with `padding_value` on the right (or left)."""
+    """Stack tensors of shapes (L_i, *) into (L_max, B, *) (or (B, L_max, *) with batch_first),
+    padding each with `padding_value` on the right (or left)."""
     if padding_side not in ("left", "right"):
-        raise ValueError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
+        raise ValueError(
+            f"Expected padding_side to be one of left or right, but got {padding_side}."
+        )
     longest = max(s.shape[0] for s in sequences)
     def padded(s):
         extra = longest - s.shape[0]
-        return pad(s, (0, 0) * (s.ndim - 1) + ((extra, 0) if padding_side == "left" else (0, extra)),
-                   value=padding_value)
+        return pad(
+            s,
+            (0, 0) * (s.ndim - 1) + ((extra, 0) if padding_side == "left" else (0, extra)),
+            value=padding_value,
+        )
     return stack([padded(s) for s in sequences], 0 if batch_first else 1)
 
 # %% ../../nbs/10_rnn.ipynb #rnn053
 def _lengths(lengths):
     "Sequence lengths from a list or a Tensor, as a numpy int64 array."
-    return np.asarray(lengths.detach().to("numpy").numpy() if isinstance(lengths, Tensor) else lengths, np.int64)
+    return np.asarray(
+        lengths.detach().to("numpy").numpy() if isinstance(lengths, Tensor) else lengths, np.int64
+    )
 
 def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
     "Pack a padded batch (T, B, *) (or (B, T, *)) whose sequence b has lengths[b] steps."
     lengths = _lengths(lengths)
     if enforce_sorted and np.any(np.diff(lengths) > 0):
-        raise RuntimeError("`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. You can "
-                           "pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to sidestep this "
-                           "requirement if you do not need ONNX exportability.")
+        raise RuntimeError(
+            "`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. "
+            "You can pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to "
+            "sidestep this requirement if you do not need ONNX exportability."
+        )
     if lengths.size and lengths.min() <= 0:
-        raise RuntimeError("Length of all samples has to be greater than 0, but found an element in 'lengths' that "
-                           "is <= 0")
+        raise RuntimeError(
+            "Length of all samples has to be greater than 0, but found an element in 'lengths' "
+            "that is <= 0"
+        )
     order = None if enforce_sorted else np.argsort(-lengths, kind="stable")
     steps_first = input.transpose(0, 1) if batch_first else input
     if order is not None: steps_first, lengths = steps_first[:, order], lengths[order]
     batch_sizes = (lengths[None, :] > np.arange(lengths[0])[:, None]).sum(1)
     data = cat([steps_first[t, :n] for t, n in enumerate(batch_sizes)])
     unsorted = None if order is None else tensor(np.argsort(order))
-    return PackedSequence(data, tensor(batch_sizes), None if order is None else tensor(order), unsorted)
+    return PackedSequence(
+        data, tensor(batch_sizes), None if order is None else tensor(order), unsorted
+    )
 
 def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
-    "The inverse of pack_padded_sequence: (padded batch, lengths), the batch back in its original order."
+    """The inverse of pack_padded_sequence: (padded batch, lengths), the batch back in its original
+    order."""
     sizes = _lengths(sequence.batch_sizes)
     steps = len(sizes) if total_length is None else total_length
     if steps < len(sizes):
-        raise ValueError(f"Expected total_length to be at least the length of the longest sequence in input, but "
-                         f"got total_length={total_length} and max sequence length being {len(sizes)}")
+        raise ValueError(
+            f"Expected total_length to be at least the length of the longest sequence in input, "
+            f"but got total_length={total_length} and max sequence length being {len(sizes)}"
+        )
     rows = sequence.data.split(sizes.tolist())
-    padded = stack([pad(r, (0, 0) * (r.ndim - 1) + (0, sizes[0] - len(r)), value=padding_value) for r in rows])
-    if steps > len(sizes): padded = pad(padded, (0, 0) * (padded.ndim - 1) + (0, steps - len(sizes)),
-                                        value=padding_value)
+    padded = stack(
+        [pad(r, (0, 0) * (r.ndim - 1) + (0, sizes[0] - len(r)), value=padding_value) for r in rows]
+    )
+    if steps > len(sizes):
+        padded = pad(padded, (0, 0) * (padded.ndim - 1) + (0, steps - len(sizes)),
+                     value=padding_value)
     lengths = (sizes[None, :] > np.arange(sizes[0])[:, None]).sum(1)
     if sequence.unsorted_indices is not None:
         back = _lengths(sequence.unsorted_indices)
@@ -586,17 +725,19 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     return padded.transpose(0, 1) if batch_first else padded, tensor(lengths)
 
 # %% ../../nbs/10_rnn.ipynb #rnn054
-def packed_layer(mode, data, sizes, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, reverse=False):
-    """One layer over packed steps, cell by cell: at step t only the first sizes[t] sequences advance, the others
-    keep their state (a finished one its last, a reversed one not yet started its initial). Returns the packed
-    outputs and the final states."""
+def packed_layer(mode, data, sizes, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=None,
+                 reverse=False):
+    """One layer over packed steps, cell by cell: at step t only the first sizes[t] sequences
+    advance, the others keep their state (a finished one its last, a reversed one not yet started
+    its initial). Returns the packed outputs and the final states."""
     starts = np.concatenate([[0], np.cumsum(sizes)])
     h, c, ys = h0, c0, [None] * len(sizes)
     for t in (reversed(range(len(sizes))) if reverse else range(len(sizes))):
         n, x = int(sizes[t]), data[starts[t]:starts[t + 1]]
-        if mode == "LSTM": new, c_new = lstm_cell(x, h[:n], c[:n], w_ih, w_hh, b_ih, b_hh)
+        if mode == "LSTM": new, c_new = lstm_cell(x, h[:n], c[:n], w_ih, w_hh, b_ih, b_hh, w_hr)
         elif mode == "GRU": new = gru_cell(x, h[:n], w_ih, w_hh, b_ih, b_hh)
-        else: new = rnn_cell(x, h[:n], w_ih, w_hh, b_ih, b_hh, "relu" if mode == "RNN_RELU" else "tanh")
+        else: new = rnn_cell(x, h[:n], w_ih, w_hh, b_ih, b_hh,
+                             "relu" if mode == "RNN_RELU" else "tanh")
         ys[t] = new
         h = new if n == len(h) else cat([new, h[n:]])
         if mode == "LSTM": c = c_new if n == len(c) else cat([c_new, c[n:]])
@@ -604,14 +745,17 @@ def packed_layer(mode, data, sizes, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, re
 
 # %% ../../nbs/10_rnn.ipynb #rnn055
 def _forward_packed(module, packed, hx):
-    "RNNBase.forward for a PackedSequence: the layers by `packed_layer`; returns a PackedSequence and the states."
+    """RNNBase.forward for a PackedSequence: the layers by `packed_layer`; returns a PackedSequence
+    and the states."""
     data, sizes, lstm = packed.data, _lengths(packed.batch_sizes), module.mode == "LSTM"
     if data.ndim != 2 or data.shape[-1] != module.input_size:
-        raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {module.input_size}, got "
-                           f"{data.shape[-1]}")
+        raise RuntimeError(
+            f"input.size(-1) must be equal to input_size. Expected {module.input_size}, got "
+            f"{data.shape[-1]}"
+        )
     batch = int(sizes[0])
     if hx is None:
-        states = [data.new_zeros((module.num_layers * module.directions, batch, module.hidden_size))] * (1 + lstm)
+        states = [data.new_zeros(shape) for shape in _state_shapes(module, batch)]
     else:
         states = list(hx) if lstm else [hx]
         _check_states(module, states, True, batch)
@@ -623,12 +767,73 @@ def _forward_packed(module, packed, hx):
         ys = []
         for d in range(module.directions):
             k = layer * module.directions + d
-            y, *last = packed_layer(module.mode, x, sizes, states[0][k], states[1][k] if lstm else None,
-                                    *module.layer_weights(layer, d), reverse=d == 1)
+            y, *last = packed_layer(
+                module.mode,
+                x,
+                sizes,
+                states[0][k],
+                states[1][k] if lstm else None,
+                *module.layer_weights(layer, d),
+                reverse=d == 1,
+            )
             ys.append(y); finals.append(last)
         x = ys[0] if len(ys) == 1 else cat(ys, -1)
-        if module.dropout and module.training and layer < module.num_layers - 1: x = dropout(x, module.dropout)
+        if module.dropout and module.training and layer < module.num_layers - 1:
+            x = dropout(x, module.dropout)
     h_n = [stack([f[i] for f in finals]) for i in range(len(finals[0]))]
-    if packed.unsorted_indices is not None: h_n = [h[:, _lengths(packed.unsorted_indices)] for h in h_n]
+    if packed.unsorted_indices is not None:
+        h_n = [h[:, _lengths(packed.unsorted_indices)] for h in h_n]
     out = PackedSequence(x, packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices)
     return (out, tuple(h_n)) if lstm else (out, h_n[0])
+
+# %% ../../nbs/10_rnn.ipynb #rnn070
+class CharLSTM(Module):
+    "Embedding → LSTM → Linear: next-character logits at every step of ids (T, B)."
+    def __init__(self, vocab, embed=64, hidden=256, num_layers=1):
+        super().__init__()
+        self.embed, self.lstm = Embedding(vocab, embed), LSTM(embed, hidden, num_layers)
+        self.head = Linear(hidden, vocab)
+
+    def forward(self, ids, state=None):
+        out, state = self.lstm(self.embed(ids), state)
+        return self.head(out), state
+
+def streams(ids, n):
+    "Inputs and next-character targets as n parallel streams, (length, n): row t+1 continues row t."
+    per = (len(ids) - 1) // n
+    return ids[:n * per].reshape(n, per).T, ids[1:n * per + 1].reshape(n, per).T
+
+def nats_per_char(model, ids, n=16, window=256):
+    """Mean cross-entropy of the next character over `ids`, read as n streams with the state carried
+    along."""
+    x, y = streams(ids, n)
+    state, total = None, 0.0
+    with no_grad():
+        for k in range(0, len(x), window):
+            logits, state = model(tensor(x[k:k + window]), state)
+            target = tensor(y[k:k + window].reshape(-1))
+            total += float(
+                cross_entropy(logits.reshape(-1, logits.shape[-1]), target, reduction="sum")
+            )
+    return total / y.size
+
+def train_char_lstm(model, ids, steps, batch=64, seq=64, lr=4e-3, clip=1.0):
+    """Truncated BPTT on the character ids with Adam, a cosine learning rate and gradient clipping;
+    returns the training losses."""
+    opt = Adam(model.parameters(), lr=lr)
+    x, y = streams(ids, batch)
+    state, pos, losses = None, 0, []
+    for step in range(steps):
+        if pos + seq > len(x): pos, state = 0, None  # the end of the streams: start over
+        for group in opt.param_groups:
+            group["lr"] = lr * 0.5 * (1 + math.cos(math.pi * step / steps))
+        logits, state = model(tensor(x[pos:pos + seq]), state)
+        state = tuple(s.detach() for s in state)  # truncation: the next batch's graph starts here
+        loss = cross_entropy(
+            logits.reshape(-1, logits.shape[-1]), tensor(y[pos : pos + seq].reshape(-1))
+        )
+        opt.zero_grad(); loss.backward()
+        clip_grad_norm_(model.parameters(), clip)
+        opt.step()
+        losses.append(float(loss)); pos += seq
+    return losses
