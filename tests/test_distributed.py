@@ -241,3 +241,31 @@ def test_post_accumulate_grad_hook_matches_torch():
     assert trace(mt) == trace(torch)
     with pytest.raises(RuntimeError, match="non-leaf"):
         (mt.tensor([1.0], requires_grad=True) * 2).register_post_accumulate_grad_hook(print)
+
+def test_distributed_sampler_defaults_to_the_default_group(tmp_path):
+    """Under mpiexec a DistributedSampler given no num_replicas or rank takes the group's (2 ranks): shards agree
+    with torch's sampler split of the same permutation; before init_process_group and after destroy, torch's
+    ValueError."""
+    import json
+    from torch.utils.data import DistributedSampler as TorchSampler
+    proc, _ = run_job("sampler.py", [tmp_path / "s"], n=2)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    got = [json.loads((tmp_path / f"s.{r}.json").read_text()) for r in range(2)]
+    with pytest.raises(ValueError) as theirs: TorchSampler(range(10))  # no group in this process
+    for r, g in enumerate(got):
+        assert (g["world"], g["rank"]) == (2, r)
+        assert g["before"] == g["after"] == str(theirs.value)
+    for config, shard0 in got[0]["shards"].items():
+        n, shuffle, drop_last, seed, epoch = map(int, config.split())
+        shards = [shard0, got[1]["shards"][config]]
+        # the permutation both ranks share: one replica of the same seed and epoch holds all of it
+        whole = mt.utils.data.DistributedSampler(range(n), 1, 0, shuffle=bool(shuffle), seed=seed)
+        whole.set_epoch(epoch)
+        order = list(whole)
+        for r in range(2):
+            split = TorchSampler(range(n), 2, r, shuffle=False, drop_last=bool(drop_last))
+            assert shards[r] == [order[i] for i in split], config  # torch's padding and split
+        if drop_last or n % 2 == 0: assert not set(shards[0]) & set(shards[1]), config  # disjoint
+        if not shuffle:  # unshuffled, torch's sampler itself gives the same shards
+            assert shards == [list(TorchSampler(range(n), 2, r, shuffle=False, drop_last=bool(drop_last)))
+                              for r in range(2)]

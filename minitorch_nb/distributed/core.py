@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 from fastcore.basics import patch
 from ..autograd import Tensor, no_grad, is_grad_enabled
+from ..data import register_replica_source
 from ..ndarray import NDArray
 from ..nn.modules import Module
 from ..training import Adam
@@ -101,6 +102,13 @@ def new_group(ranks=None):
 def barrier(group=None):
     "Wait until every rank of the group has reached this call."
     _group(group).comm.Barrier()
+
+# %% ../../nbs/09b_distributed.ipynb #c9b5a002
+def _default_group_replicas():
+    "The default group's (world size, rank) for `DistributedSampler`; None before `init_process_group`."
+    return None if _WORLD is None else (_WORLD.size(), _WORLD.rank())
+
+register_replica_source(_default_group_replicas)
 
 # %% ../../nbs/09b_distributed.ipynb #06aeb3c9
 _WIDENED = {np.dtype(np.float16)}  # no MPI reduction op for them: reduced in float32
