@@ -10,11 +10,12 @@ __all__ = ['measure_memory', 'rng_restored', 'CheckpointFunction', 'checkpoint',
 import contextlib, tracemalloc, warnings, weakref
 import numpy as np
 from fastcore.basics import patch
-from .autograd import (Tensor, Function, AccumulateGrad, tensor, no_grad, enable_grad, is_grad_enabled,
-                                   grad, backward, graph_nodes, float16, float32, float64, bfloat16, int32,
-                                   _Autocast, _Unavailable)
+from .autograd import (Tensor, Function, AccumulateGrad, tensor, no_grad, enable_grad,
+                                   is_grad_enabled, grad, backward, graph_nodes, float16, float32,
+                                   float64, bfloat16, int32, _Autocast, _Unavailable)
 from .data import get_rng_state, set_rng_state
 from .backends.cuda import cuda as _cuda
+from .nn.modules import Module
 
 # %% ../nbs/09a_memory.ipynb #c09a0006
 def measure_memory(fn):
@@ -435,3 +436,17 @@ def load_state_dict(self: GradScaler, state_dict):
     if self._scale is not None:
         self._scale = tensor(self._init_scale, dtype=float32, device=self._scale.device)
         self._growth_tracker = tensor(self._init_growth_tracker, dtype=int32, device=self._scale.device)
+
+# %% ../nbs/09a_memory.ipynb #c09a0a01
+@patch
+def half(self: Module):
+    "Cast floating-point parameters and buffers to float16, in place; returns the module."
+    return self.to(float16)
+
+@patch
+def bfloat16(self: Module):
+    "Cast floating-point parameters and buffers to bfloat16 where the build has it; here it raises."
+    if isinstance(bfloat16, _Unavailable):
+        raise TypeError("Module.bfloat16() needs a bfloat16 dtype, and numpy has none: use .half() "
+                        "(float16), or round float32 values with round_to_bfloat16 to emulate it")
+    return self.to(bfloat16)
