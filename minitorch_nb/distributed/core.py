@@ -411,12 +411,12 @@ def _sync_module_states(self: DistributedDataParallel):
 
 @patch
 def forward(self: DistributedDataParallel, *args, **kwargs):
-    "Run the wrapped module; decide now whether the coming backward averages the gradients."
-    if self._syncing and self._ready.any(): raise self._unfinished()
+    """Run the wrapped module; decide now whether the coming backward averages the gradients (a
+    synced backward left unfinished is an error here, as in PyTorch)."""
     self._syncing = self.require_backward_grad_sync and is_grad_enabled()
     if self._syncing:
+        if self._ready.any(): raise self._unfinished()
         for b in self._buckets: b.pending, b.work, b.done = len(b.ids), None, False
-        self._ready[:] = False
         self._next, self.timeline = 0, [(time.perf_counter(), "forward", -1)]
     if self.broadcast_buffers and self.process_group.size() > 1 and list(self.module.buffers()):
         self._sync_buffers()
@@ -482,7 +482,7 @@ def _finish(self: DistributedDataParallel):
         used = self._used.astype(np.int32)
         self.process_group.comm.Allreduce(_mpi().IN_PLACE, used, op=_mpi().SUM)
     for b in self._buckets: b.unpack(self._params, used)
-    self._used[:] = False
+    self._used[:], self._ready[:] = False, False
     self._syncing = False
 
 # %% ../../nbs/09b_distributed.ipynb #e6cbe63a
