@@ -5,9 +5,9 @@
 # %% auto #0
 __all__ = ['default_generator', 'FASHION_CLASSES', 'Generator', 'get_rng_state', 'set_rng_state', 'Key', 'key', 'split',
            'fold_in', 'uniform', 'normal', 'permutation', 'Dataset', 'TensorDataset', 'collate_numpy', 'to_tensors',
-           'default_collate', 'Sampler', 'SequentialSampler', 'RandomSampler', 'BatchSampler', 'DistributedSampler',
-           'WorkerInfo', 'get_worker_info', 'DataLoader', 'read_idx', 'data_root', 'load_mnist', 'ImageClassification',
-           'MNIST', 'load_digits', 'Digits']
+           'default_collate', 'Sampler', 'SequentialSampler', 'RandomSampler', 'BatchSampler',
+           'register_replica_source', 'default_replicas', 'DistributedSampler', 'WorkerInfo', 'get_worker_info',
+           'DataLoader', 'read_idx', 'data_root', 'load_mnist', 'ImageClassification', 'MNIST', 'load_digits', 'Digits']
 
 # %% ../nbs/04_data.ipynb #c4775198
 import os
@@ -304,13 +304,32 @@ class BatchSampler(Sampler):
         n = len(self.sampler)
         return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
 
+# %% ../nbs/04_data.ipynb #b7d1e0a1
+_replica_sources = []  # functions () -> (world size, rank), or None while no group exists
+
+def register_replica_source(source):
+    "Let `DistributedSampler` ask `source()` for the default world size and rank."
+    if source not in _replica_sources: _replica_sources.append(source)
+
+def default_replicas():
+    """(world size, rank) of the default process group, from the first registered source that
+    knows one; PyTorch's ValueError when none does."""
+    for source in _replica_sources:
+        found = source()
+        if found is not None: return found
+    raise ValueError("Default process group has not been initialized, please make sure to call "
+                     "init_process_group.")
+
 # %% ../nbs/04_data.ipynb #caf0edab
 class DistributedSampler(Sampler):
-    """The shard of `rank` out of `num_replicas`: disjoint shards that together cover one shared
-    permutation."""
-    def __init__(self, dataset, num_replicas, rank, shuffle=True, seed=0, drop_last=False):
+    """The shard of `rank` out of `num_replicas` (by default the default process group's rank and
+    world size): disjoint shards that together cover one shared permutation."""
+    def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
+        if num_replicas is None: num_replicas = default_replicas()[0]
+        if rank is None: rank = default_replicas()[1]
         if not 0 <= rank < num_replicas:
-            raise ValueError(f"rank must be in [0, num_replicas={num_replicas}), got {rank}")
+            raise ValueError(f"Invalid rank {rank}, rank should be in the interval "
+                             f"[0, {num_replicas - 1}]")
         self.dataset, self.num_replicas, self.rank = dataset, num_replicas, rank
         self.shuffle, self.seed, self.drop_last, self.epoch = shuffle, seed, drop_last, 0
         n = len(dataset)

@@ -10,16 +10,17 @@ __all__ = ['measure_memory', 'rng_restored', 'CheckpointFunction', 'checkpoint',
 import contextlib, tracemalloc, warnings, weakref
 import numpy as np
 from fastcore.basics import patch
-from .autograd import (Tensor, Function, AccumulateGrad, tensor, no_grad, enable_grad, is_grad_enabled,
-                                   grad, backward, graph_nodes, float16, float32, float64, bfloat16, int32,
-                                   _Autocast, _Unavailable)
+from .autograd import (Tensor, Function, AccumulateGrad, tensor, no_grad, enable_grad,
+                                   is_grad_enabled, grad, backward, graph_nodes, float16, float32,
+                                   float64, bfloat16, int32, _Autocast, _Unavailable)
 from .data import get_rng_state, set_rng_state
 from .backends.cuda import cuda as _cuda
+from .nn.modules import Module
 
 # %% ../nbs/09a_memory.ipynb #c09a0006
 def measure_memory(fn):
-    """Run fn() and return (its result, bytes still allocated after it, peak bytes during it), both above what
-    was allocated before; numpy's arrays are counted through tracemalloc."""
+    """Run fn() and return (its result, bytes still allocated after it, peak bytes during it), both
+    above what was allocated before; numpy's arrays are counted through tracemalloc."""
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
@@ -32,7 +33,8 @@ def measure_memory(fn):
 # %% ../nbs/09a_memory.ipynb #c09a0009
 @contextlib.contextmanager
 def rng_restored(state):
-    "Run the block from the random state `state` (None: leave it alone), then put back the state it found."
+    """Run the block from the random state `state` (None: leave it alone), then put back the state
+    it found."""
     if state is None:
         yield
         return
@@ -43,7 +45,8 @@ def rng_restored(state):
 
 # %% ../nbs/09a_memory.ipynb #c09a0011
 class _Rerun:
-    "What a checkpoint keeps to run `fn` again: the function, its non-tensor arguments, the random state."
+    """What a checkpoint keeps to run `fn` again: the function, its non-tensor arguments, the random
+    state."""
     def __init__(self, fn, args, kwargs, rng):
         self.slots = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         # the tensors themselves are the node's saved tensors, freed after backward
@@ -51,7 +54,8 @@ class _Rerun:
         self.fn, self.kwargs, self.rng = fn, kwargs, rng
 
     def __call__(self, tensors, replay=True):
-        "Run fn on `tensors` in place of the tensor arguments; a replay starts from the saved random state."
+        """Run fn on `tensors` in place of the tensor arguments; a replay starts from the saved
+        random state."""
         args = list(self.args)
         for i, t in zip(self.slots, tensors): args[i] = t
         with rng_restored(self.rng if replay else None): return self.fn(*args, **self.kwargs)
@@ -63,12 +67,13 @@ def _detached(tensors):
 def _as_tuple(out):
     if isinstance(out, Tensor): return (out,)
     if isinstance(out, tuple) and all(isinstance(o, Tensor) for o in out): return out
-    raise TypeError(f"checkpoint: the function must return a Tensor or a tuple of Tensors, got {type(out).__name__}")
+    raise TypeError("checkpoint: the function must return a Tensor or a tuple of Tensors, got "
+                    f"{type(out).__name__}")
 
 # %% ../nbs/09a_memory.ipynb #c09a0013
 class CheckpointFunction(Function):
-    """The graph node of a checkpointed call: it keeps the call's inputs (and the leaves it reached), not its
-    activations, and runs the function again in backward to get them back."""
+    """The graph node of a checkpointed call: it keeps the call's inputs (and the leaves it
+    reached), not its activations, and runs the function again in backward to get them back."""
     @staticmethod
     def forward(ctx, rerun, outputs, *tensors):
         ctx.rerun = rerun
@@ -78,7 +83,8 @@ class CheckpointFunction(Function):
     @staticmethod
     def backward(ctx, *grads):
         tensors, n = ctx.saved_tensors, len(ctx.rerun.slots)
-        higher = is_grad_enabled()  # backward(create_graph=True): the new graph must hang on the real inputs
+        # backward(create_graph=True): the new graph must hang on the real inputs
+        higher = is_grad_enabled()
         inputs = list(tensors[:n]) if higher else _detached(tensors[:n])
         with enable_grad(): outs = _as_tuple(ctx.rerun(inputs))
         used = [(o, g) for o, g in zip(outs, grads) if g is not None and o.requires_grad]
@@ -90,8 +96,8 @@ class CheckpointFunction(Function):
 
 # %% ../nbs/09a_memory.ipynb #c09a0015
 def _leaves_reached(outs, inputs):
-    """The leaves that require grad which the graph of `outs` reaches, besides `inputs` (a module's parameters),
-    and weak references to the graph's other nodes."""
+    """The leaves that require grad which the graph of `outs` reaches, besides `inputs` (a module's
+    parameters), and weak references to the graph's other nodes."""
     nodes = [n for o in outs if o.requires_grad for n in graph_nodes(o)]
     mine = {id(t) for t in inputs}
     leaves = {id(n.variable): n.variable for n in nodes
@@ -100,17 +106,18 @@ def _leaves_reached(outs, inputs):
     return list(leaves.values()), inner
 
 def _check_self_contained(inner):
-    """Once the call's outputs are detached its graph should be gone: a node still alive belongs to a graph made
-    outside the call (or the function kept one of its intermediate tensors)."""
+    """Once the call's outputs are detached its graph should be gone: a node still alive belongs to
+    a graph made outside the call (or the function kept one of its intermediate tensors)."""
     if any(r() is not None for r in inner):
-        raise RuntimeError("checkpoint: the function uses a tensor that was computed (not a leaf) outside it, or "
-                           "keeps one of its own intermediate tensors; pass that tensor as an argument so its "
-                           "gradient can flow back")
+        raise RuntimeError("checkpoint: the function uses a tensor that was computed (not a leaf) "
+                           "outside it, or keeps one of its own intermediate tensors; pass that "
+                           "tensor as an argument so its gradient can flow back")
 
 # %% ../nbs/09a_memory.ipynb #c09a0017
 def checkpoint(function, *args, use_reentrant=False, preserve_rng_state=True, **kwargs):
-    """PyTorch's torch.utils.checkpoint.checkpoint: run `function(*args, **kwargs)` keeping none of its
-    activations; backward runs it again (from the same random state) to compute the gradients."""
+    """PyTorch's torch.utils.checkpoint.checkpoint: run `function(*args, **kwargs)` keeping none of
+    its activations; backward runs it again (from the same random state) to compute the
+    gradients."""
     if use_reentrant: return _checkpoint_reentrant(function, args, kwargs, preserve_rng_state)
     if not is_grad_enabled(): return function(*args, **kwargs)
     rerun = _Rerun(function, args, kwargs, get_rng_state() if preserve_rng_state else None)
@@ -121,12 +128,14 @@ def checkpoint(function, *args, use_reentrant=False, preserve_rng_state=True, **
     values = tuple(o.detach() for o in outs)
     del outs
     _check_self_contained(inner)
-    if not leaves and not any(t.requires_grad for t in tensors): return values if len(values) > 1 else values[0]
+    if not leaves and not any(t.requires_grad for t in tensors):
+        return values if len(values) > 1 else values[0]
     return CheckpointFunction.apply(rerun, values, *tensors, *leaves)
 
 # %% ../nbs/09a_memory.ipynb #c09a0019
 class _ReentrantCheckpoint(Function):
-    "PyTorch's older checkpoint: forward without a graph; backward runs a nested backward that fills the leaves."
+    """PyTorch's older checkpoint: forward without a graph; backward runs a nested backward that
+    fills the leaves."""
     @staticmethod
     def forward(ctx, rerun, *tensors):
         ctx.rerun = rerun
@@ -152,19 +161,21 @@ def _checkpoint_reentrant(function, args, kwargs, preserve_rng_state):
 
 # %% ../nbs/09a_memory.ipynb #c09a0021
 def checkpoint_sequential(functions, segments, input, use_reentrant=False, **kwargs):
-    """PyTorch's checkpoint_sequential: cut a list of layers (or a Sequential) into `segments` pieces of equal
-    length and checkpoint every piece but the last, which runs as usual."""
+    """PyTorch's checkpoint_sequential: cut a list of layers (or a Sequential) into `segments`
+    pieces of equal length and checkpoint every piece but the last, which runs as usual."""
     if not isinstance(functions, (list, tuple)): functions = list(functions.children())
-    if segments < 1: raise ValueError(f"checkpoint_sequential: segments must be at least 1, got {segments}")
+    if segments < 1:
+        raise ValueError(f"checkpoint_sequential: segments must be at least 1, got {segments}")
     preserve = kwargs.pop("preserve_rng_state", True)
     if kwargs: raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
     size, end = len(functions) // segments, -1
     if size == 0:
-        raise ValueError(f"checkpoint_sequential: {segments} segments for {len(functions)} layers; use at most one "
-                         "segment per layer")
+        raise ValueError(f"checkpoint_sequential: {segments} segments for {len(functions)} layers; "
+                         "use at most one segment per layer")
     for start in range(0, size * (segments - 1), size):
         end = start + size - 1
-        input = checkpoint(_run_layers(functions[start:end + 1]), input, use_reentrant=use_reentrant,
+        input = checkpoint(_run_layers(functions[start:end + 1]), input,
+                           use_reentrant=use_reentrant,
                            preserve_rng_state=preserve)
     return _run_layers(functions[end + 1:])(input)
 
@@ -177,20 +188,24 @@ def _run_layers(layers):
 
 # %% ../nbs/09a_memory.ipynb #c09a0043
 def plan_checkpoints(flops, saved, inputs, budget):
-    """The plan with the least recomputation whose peak (kept activations + stored run inputs + the largest
-    recomputed run) fits `budget`. Layer i costs flops[i], keeps saved[i] units and reads an input of inputs[i]
-    units (integers). Returns (recompute flops, peak, runs) with runs as (start, end, checkpointed)."""
+    """The plan with the least recomputation whose peak (kept activations + stored run inputs + the
+    largest recomputed run) fits `budget`. Layer i costs flops[i], keeps saved[i] units and reads an
+    input of inputs[i] units (integers). Returns (recompute flops, peak, runs) with runs as (start,
+    end, checkpointed)."""
     n, best = len(flops), None
     for cap in sorted({sum(saved[i:j]) for i in range(n) for j in range(i + 1, n + 1)} | {0}):
-        plans = [{0: (0, ())}] + [{} for _ in range(n)]  # position -> {memory kept: (recompute, runs)}
+        # position -> {memory kept: (recompute, runs)}
+        plans = [{0: (0, ())}] + [{} for _ in range(n)]
         for i in range(n):
             for kept, (cost, runs) in plans[i].items():
                 _offer(plans[i + 1], kept + saved[i], cost, runs + ((i, i + 1, False),))
                 for j in range(i + 1, n + 1):
                     if sum(saved[i:j]) > cap: break
-                    _offer(plans[j], kept + inputs[i], cost + sum(flops[i:j]), runs + ((i, j, True),))
+                    _offer(plans[j], kept + inputs[i], cost + sum(flops[i:j]),
+                           runs + ((i, j, True),))
         for kept, (cost, runs) in plans[n].items():
-            if kept + cap <= budget and (best is None or (cost, kept + cap) < best[:2]): best = (cost, kept + cap, runs)
+            if kept + cap <= budget and (best is None or (cost, kept + cap) < best[:2]):
+                best = (cost, kept + cap, runs)
     return best
 
 def _offer(plans, kept, cost, runs):
@@ -199,7 +214,8 @@ def _offer(plans, kept, cost, runs):
 
 # %% ../nbs/09a_memory.ipynb #c09a0052
 def round_to_bfloat16(x):
-    "float32 values rounded to the nearest bfloat16 (ties to even), returned as float32: bfloat16 emulated."
+    """float32 values rounded to the nearest bfloat16 (ties to even), returned as float32: bfloat16
+    emulated."""
     bits = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
     bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
     return bits.astype(np.uint32).view(np.float32)
@@ -213,7 +229,8 @@ def _device_type(device):
     "Autocast's device type of a tensor's device: host devices ('numpy', 'cpu') are 'cpu'."
     return "cuda" if device == "cuda" else "cpu"
 
-# device type -> (enabled, dtype) in force now; one state for the process (PyTorch keeps one per thread)
+# device type -> (enabled, dtype) in force now; one state for the process (PyTorch keeps one per
+# thread)
 _REGIONS = {"cpu": (False, None), "cuda": (False, None)}
 
 def is_autocast_enabled(device_type="cuda"):
@@ -231,12 +248,14 @@ def _eligible(t, policy, dtype):
     return t.dtype.kind == "f" and t.dtype != float64 and t.dtype != dtype
 
 def _retype(policy, op, args, kwargs):
-    "The hook an autocast region installs: cast the op's tensor arguments by its policy, then run it as written."
+    """The hook an autocast region installs: cast the op's tensor arguments by its policy, then run
+    it as written."""
     first = next((a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)), None)
     enabled, dtype = _REGIONS[_device_type(first.device)] if first is not None else (False, None)
     if enabled:
         target = dtype if policy == "lower_precision_fp" else float32
-        cast = lambda a: a.to(target) if isinstance(a, Tensor) and _eligible(a, policy, target) else a
+        cast = (lambda a: a.to(target) if isinstance(a, Tensor)
+                and _eligible(a, policy, target) else a)
         args, kwargs = tuple(map(cast, args)), {k: cast(v) for k, v in kwargs.items()}
     hook, _Autocast.hook = _Autocast.hook, None  # the op's own inner ops are not cast again
     try: return op(*args, **kwargs)
@@ -248,28 +267,32 @@ _DEFAULT_DTYPES = {"cpu": bfloat16, "cuda": float16}  # PyTorch's defaults
 def _low_dtype(device_type, dtype):
     "The dtype an autocast region computes in, checked: this build may lack bfloat16."
     if dtype is None and isinstance(_DEFAULT_DTYPES[device_type], _Unavailable):
-        raise TypeError(f"autocast({device_type!r}) computes in bfloat16 by default, but numpy has no bfloat16 dtype "
-                        "in this build: pass dtype=mt.float16")
-    if isinstance(dtype, _Unavailable): raise TypeError(f"autocast: {dtype.name} is not available: {dtype.why}")
+        raise TypeError(f"autocast({device_type!r}) computes in bfloat16 by default, but numpy has "
+                        "no bfloat16 dtype in this build: pass dtype=mt.float16")
+    if isinstance(dtype, _Unavailable):
+        raise TypeError(f"autocast: {dtype.name} is not available: {dtype.why}")
     return dtype or _DEFAULT_DTYPES[device_type]
 
 class autocast(contextlib.ContextDecorator):
-    """PyTorch's torch.autocast: inside the region, matmul, linear and convolutions run in `dtype` (low
-    precision) and losses and prod in float32; other ops run in their inputs' dtype. A context manager and a
-    decorator."""
+    """PyTorch's torch.autocast: inside the region, matmul, linear and convolutions run in `dtype`
+    (low precision) and losses and prod in float32; other ops run in their inputs' dtype. A context
+    manager and a decorator."""
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
         if not isinstance(device_type, str):
             raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
         if device_type not in _REGIONS:
-            raise RuntimeError(f"autocast: unsupported device_type {device_type!r}; use 'cpu' or 'cuda'")
+            raise RuntimeError(f"autocast: unsupported device_type {device_type!r}; use 'cpu' or "
+                               "'cuda'")
         self.device, self.fast_dtype = device_type, _low_dtype(device_type, dtype)
         self._enabled, self._outer = bool(enabled), []
         if self._enabled and device_type == "cpu" and self.fast_dtype not in _floating_low():
-            warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
+            warnings.warn("In CPU autocast, but the target dtype is not supported. "
+                          "Disabling autocast.\n"
                           "CPU Autocast only supports dtypes of float16 and bfloat16 currently.")
             self._enabled = False
         if self._enabled and device_type == "cuda" and not _cuda.is_available():
-            warnings.warn("User provided device_type of 'cuda', but CUDA is not available. Disabling")
+            warnings.warn("User provided device_type of 'cuda', but CUDA is not available. "
+                          "Disabling")
             self._enabled = False
 
     def __enter__(self):
@@ -284,12 +307,13 @@ class autocast(contextlib.ContextDecorator):
         return False
 
 # %% ../nbs/09a_memory.ipynb #c09a0066
-_READY, _UNSCALED, _STEPPED = "ready", "unscaled", "stepped"  # where an optimizer is in one iteration
+# where an optimizer is in one iteration
+_READY, _UNSCALED, _STEPPED = "ready", "unscaled", "stepped"
 
 class GradScaler:
-    """PyTorch's torch.amp.GradScaler: multiply the loss by a scale S so small float16 gradients survive;
-    unscale before the step, skip the step when a gradient is inf or NaN and halve S, double S after
-    `growth_interval` clean steps."""
+    """PyTorch's torch.amp.GradScaler: multiply the loss by a scale S so small float16 gradients
+    survive; unscale before the step, skip the step when a gradient is inf or NaN and halve S,
+    double S after `growth_interval` clean steps."""
     def __init__(self, device="cuda", init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5,
                  growth_interval=2000, enabled=True):
         self._device, self._enabled = device, enabled
@@ -299,7 +323,8 @@ class GradScaler:
         if self._enabled:
             assert growth_factor > 1.0, "The growth factor must be > 1.0."
             assert backoff_factor < 1.0, "The backoff factor must be < 1.0."
-        self._init_scale, self._growth_factor, self._backoff_factor = init_scale, growth_factor, backoff_factor
+        self._init_scale, self._growth_factor, self._backoff_factor = (init_scale, growth_factor,
+                                                                       backoff_factor)
         self._growth_interval, self._init_growth_tracker = growth_interval, 0
         self._scale, self._growth_tracker, self._states = None, None, {}
 
@@ -309,8 +334,9 @@ class GradScaler:
         return self._states.setdefault(id(optimizer), {"stage": _READY, "found_inf": None})
 
     def _check_scale(self, funcname):
-        assert self._scale is not None, (f"Attempted {funcname} but _scale is None.  This may indicate your script "
-                                         "did not use scaler.scale(loss or outputs) earlier in the iteration.")
+        assert self._scale is not None, (f"Attempted {funcname} but _scale is None.  This may "
+                                         "indicate your script did not use scaler.scale(loss or "
+                                         "outputs) earlier in the iteration.")
 
 # %% ../nbs/09a_memory.ipynb #c09a0068
 @patch
@@ -320,7 +346,8 @@ def scale(self: GradScaler, outputs):
     if isinstance(outputs, Tensor):
         if self._scale is None:
             self._scale = tensor(self._init_scale, dtype=float32, device=outputs.device)
-            self._growth_tracker = tensor(self._init_growth_tracker, dtype=int32, device=outputs.device)
+            self._growth_tracker = tensor(self._init_growth_tracker, dtype=int32,
+                                          device=outputs.device)
         return outputs * self._scale.to(outputs.device)
     if isinstance(outputs, (list, tuple)): return type(outputs)(self.scale(o) for o in outputs)
     raise ValueError("outputs must be a Tensor or an iterable of Tensors")
@@ -339,9 +366,11 @@ def unscale_(self: GradScaler, optimizer):
     self._check_scale("unscale_")
     state = self._state(optimizer)
     if state["stage"] == _UNSCALED:
-        raise RuntimeError("unscale_() has already been called on this optimizer since the last update().")
+        raise RuntimeError("unscale_() has already been called on this optimizer since the last "
+                           "update().")
     if state["stage"] == _STEPPED: raise RuntimeError("unscale_() is being called after step().")
-    inv = np.float32(1.0 / np.float64(self._scale.item()))  # PyTorch: the reciprocal in float64, then float32
+    # PyTorch: the reciprocal in float64, then float32
+    inv = np.float32(1.0 / np.float64(self._scale.item()))
     found = False
     for group in optimizer.param_groups:
         for p in group["params"]:
@@ -360,7 +389,8 @@ def step(self: GradScaler, optimizer, *args, **kwargs):
         raise RuntimeError("Closure use is not currently supported if GradScaler is enabled.")
     self._check_scale("step")
     state = self._state(optimizer)
-    if state["stage"] == _STEPPED: raise RuntimeError("step() has already been called since the last update().")
+    if state["stage"] == _STEPPED:
+        raise RuntimeError("step() has already been called since the last update().")
     if state["stage"] == _READY: self.unscale_(optimizer)
     assert state["found_inf"] is not None, "No inf checks were recorded for this optimizer."
     result = optimizer.step(*args, **kwargs) if not state["found_inf"] else None
@@ -370,18 +400,20 @@ def step(self: GradScaler, optimizer, *args, **kwargs):
 # %% ../nbs/09a_memory.ipynb #c09a0074
 @patch
 def update(self: GradScaler, new_scale=None):
-    """Adjust the scale: times backoff_factor after an inf or NaN (and restart the count), times growth_factor
-    after growth_interval clean steps in a row; or set it to `new_scale`."""
+    """Adjust the scale: times backoff_factor after an inf or NaN (and restart the count), times
+    growth_factor after growth_interval clean steps in a row; or set it to `new_scale`."""
     if not self._enabled: return
     self._check_scale("update")
-    if new_scale is not None: scale, tracker = self._given_scale(new_scale), self._growth_tracker.item()
+    if new_scale is not None:
+        scale, tracker = self._given_scale(new_scale), self._growth_tracker.item()
     else:
         found = [s["found_inf"] for s in self._states.values() if s["found_inf"] is not None]
         assert len(found) > 0, "No inf checks were recorded prior to update."
         scale, tracker = self._scale.item(), self._growth_tracker.item()
         if sum(found): scale, tracker = float(np.float32(scale * self._backoff_factor)), 0
         elif tracker + 1 == self._growth_interval:
-            grown = np.float32(scale * self._growth_factor)  # like PyTorch: a scale that would overflow stays
+            # like PyTorch: a scale that would overflow stays
+            grown = np.float32(scale * self._growth_factor)
             scale, tracker = (float(grown) if np.isfinite(grown) else scale), 0
         else: tracker += 1
     self._scale = tensor(scale, dtype=float32, device=self._scale.device)
@@ -413,13 +445,16 @@ def set_growth_interval(self: GradScaler, new_interval): self._growth_interval =
 @patch
 def _get_growth_tracker(self: GradScaler):
     if not self._enabled: return 0
-    return self._init_growth_tracker if self._growth_tracker is None else self._growth_tracker.item()
+    return (self._init_growth_tracker if self._growth_tracker is None
+            else self._growth_tracker.item())
 
 @patch
 def state_dict(self: GradScaler):
-    "The scale, its factors, its interval and the count of clean steps (empty when disabled), as PyTorch's."
+    """The scale, its factors, its interval and the count of clean steps (empty when disabled), as
+    PyTorch's."""
     if not self._enabled: return {}
-    return {"scale": self.get_scale(), "growth_factor": self._growth_factor, "backoff_factor": self._backoff_factor,
+    return {"scale": self.get_scale(), "growth_factor": self._growth_factor,
+            "backoff_factor": self._backoff_factor,
             "growth_interval": self._growth_interval, "_growth_tracker": self._get_growth_tracker()}
 
 @patch
@@ -427,11 +462,28 @@ def load_state_dict(self: GradScaler, state_dict):
     "Restore what state_dict() returned."
     if not self._enabled: return
     if len(state_dict) == 0:
-        raise RuntimeError("The given state dict is empty, possibly because it was saved from a disabled "
-                           "instance of GradScaler.")
-    self._init_scale, self._growth_factor = float(state_dict["scale"]), float(state_dict["growth_factor"])
-    self._backoff_factor, self._growth_interval = float(state_dict["backoff_factor"]), int(state_dict["growth_interval"])
+        raise RuntimeError("The given state dict is empty, possibly because it was saved from a "
+                           "disabled instance of GradScaler.")
+    self._init_scale, self._growth_factor = (float(state_dict["scale"]),
+                                             float(state_dict["growth_factor"]))
+    self._backoff_factor, self._growth_interval = (float(state_dict["backoff_factor"]),
+                                                   int(state_dict["growth_interval"]))
     self._init_growth_tracker = int(state_dict["_growth_tracker"])
     if self._scale is not None:
         self._scale = tensor(self._init_scale, dtype=float32, device=self._scale.device)
-        self._growth_tracker = tensor(self._init_growth_tracker, dtype=int32, device=self._scale.device)
+        self._growth_tracker = tensor(self._init_growth_tracker, dtype=int32,
+                                      device=self._scale.device)
+
+# %% ../nbs/09a_memory.ipynb #c09a0a01
+@patch
+def half(self: Module):
+    "Cast floating-point parameters and buffers to float16, in place; returns the module."
+    return self.to(float16)
+
+@patch
+def bfloat16(self: Module):
+    "Cast floating-point parameters and buffers to bfloat16 where the build has it; here it raises."
+    if isinstance(bfloat16, _Unavailable):
+        raise TypeError("Module.bfloat16() needs a bfloat16 dtype, and numpy has none: use .half() "
+                        "(float16), or round float32 values with round_to_bfloat16 to emulate it")
+    return self.to(bfloat16)

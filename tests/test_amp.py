@@ -241,3 +241,72 @@ def test_scaler_on_every_device(device):
 def test_default_dtypes_like_torch():
     assert mt.get_autocast_dtype("cuda") == mt.float16 and torch.get_autocast_dtype("cuda") == torch.float16
     assert mt.get_autocast_dtype("cpu") is mt.bfloat16 and torch.get_autocast_dtype("cpu") == torch.bfloat16
+
+# --- Module.half(), .float(), .double(), .bfloat16(), .to(dtype) against torch.nn.Module's ---------------------
+
+def module_pair(device):
+    "The same Linear + BatchNorm1d + Linear in minitorch_nb (on `device`) and torch, with gradients."
+    mt.manual_seed(0)
+    ours = nn.Sequential(nn.Linear(3, 4, bias=False), nn.BatchNorm1d(4), nn.Linear(4, 2))  # (a bias before
+    # BatchNorm gets a gradient of 0 plus rounding noise: nothing to compare)
+    theirs = torch.nn.Sequential(torch.nn.Linear(3, 4, bias=False), torch.nn.BatchNorm1d(4), torch.nn.Linear(4, 2))
+    theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})
+    ours.to(device)
+    x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
+    (ours(mt.tensor(x, device=device)) ** 2).sum().backward()  # running statistics move, gradients exist
+    (theirs(torch.tensor(x)) ** 2).sum().backward()
+    return ours, theirs
+
+def snapshot(model):
+    "Every state-dict entry and gradient of `model`, as numpy arrays, by name."
+    state = {k: v.numpy().copy() for k, v in model.state_dict().items()}
+    return state | {"grad " + n: p.grad.numpy().copy() for n, p in model.named_parameters()}
+
+def assert_cast(ours, theirs, before):
+    """Each entry has torch's dtype; its values are ours before the cast, cast by numpy (exactly), and torch's
+    to its dtype's rounding (the float32 gradients of two libraries differ in the last bits)."""
+    mine, want = snapshot(ours), snapshot(theirs)
+    assert list(mine) == list(want)
+    for k, w in want.items():
+        assert mine[k].dtype == w.dtype, k
+        np.testing.assert_array_equal(mine[k], before[k].astype(w.dtype), err_msg=k)
+        if w.dtype.kind != "f": np.testing.assert_array_equal(mine[k], w, err_msg=k); continue
+        # float32 rounding, relative to the array's scale
+        eps = 1e-3 if w.dtype == np.float16 else 1e-6
+        np.testing.assert_allclose(mine[k].astype(np.float64), w.astype(np.float64), err_msg=k, rtol=2 * eps,
+                                   atol=eps * np.abs(w).max())
+
+@pytest.mark.parametrize("method, dtype", [("half", None), ("double", None), ("float", None),
+                                           ("to", (mt.float16, torch.float16)), ("to", (mt.float64, torch.float64))])
+def test_module_dtype_casts_match_torch(device, method, dtype):
+    ours, theirs = module_pair(device)
+    params = list(ours.parameters())
+    args = () if dtype is None else dtype  # (ours, theirs)
+    if method == "float": ours.double(), theirs.double()  # something to cast back from
+    before = snapshot(ours)
+    for model, arg in ((ours, args[:1]), (theirs, args[1:])):
+        assert getattr(model, method)(*arg) is model  # in place: the module itself comes back
+    assert all(p is q for p, q in zip(ours.parameters(), params))  # an optimizer's references stay valid
+    assert_cast(ours, theirs, before)
+    assert all(t.device == device for t in ours.state_dict().values())  # a cast does not move
+
+def test_module_half_keeps_training():
+    "After .half() an optimizer made before it updates the float16 parameters, as in torch."
+    ours, theirs = module_pair("numpy")
+    opts = mt.optim.SGD(ours.parameters(), lr=0.5), torch.optim.SGD(theirs.parameters(), lr=0.5)
+    ours.half(); theirs.half()
+    for opt in opts: opt.step()
+    for (n, p), q in zip(ours.named_parameters(), theirs.parameters()):
+        assert p.dtype == np.float16 and q.dtype == torch.float16, n
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=2e-3, atol=1e-6, err_msg=n)
+
+def test_module_bfloat16_says_numpy_lacks_it_and_changes_nothing():
+    ours, _ = module_pair("numpy")
+    before = {k: v.numpy().copy() for k, v in ours.state_dict().items()}
+    with pytest.raises(TypeError, match="bfloat16.*numpy has none.*round_to_bfloat16"): ours.bfloat16()
+    for k, v in ours.state_dict().items(): assert v.numpy().tobytes() == before[k].tobytes(), k
+
+def test_module_to_an_integer_dtype_is_a_type_error_like_torch():
+    ours, theirs = module_pair("numpy")
+    with pytest.raises(TypeError): theirs.to(torch.int64)
+    with pytest.raises(TypeError, match="floating point"): ours.to(mt.int64)

@@ -241,3 +241,86 @@ def test_post_accumulate_grad_hook_matches_torch():
     assert trace(mt) == trace(torch)
     with pytest.raises(RuntimeError, match="non-leaf"):
         (mt.tensor([1.0], requires_grad=True) * 2).register_post_accumulate_grad_hook(print)
+
+def test_distributed_sampler_defaults_to_the_default_group(tmp_path):
+    """Under mpiexec a DistributedSampler given no num_replicas or rank takes the group's (2 ranks): shards agree
+    with torch's sampler split of the same permutation; before init_process_group and after destroy, torch's
+    ValueError."""
+    import json
+    from torch.utils.data import DistributedSampler as TorchSampler
+    proc, _ = run_job("sampler.py", [tmp_path / "s"], n=2)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    got = [json.loads((tmp_path / f"s.{r}.json").read_text()) for r in range(2)]
+    with pytest.raises(ValueError) as theirs: TorchSampler(range(10))  # no group in this process
+    for r, g in enumerate(got):
+        assert (g["world"], g["rank"]) == (2, r)
+        assert g["before"] == g["after"] == str(theirs.value)
+    for config, shard0 in got[0]["shards"].items():
+        n, shuffle, drop_last, seed, epoch = map(int, config.split())
+        shards = [shard0, got[1]["shards"][config]]
+        # the permutation both ranks share: one replica of the same seed and epoch holds all of it
+        whole = mt.utils.data.DistributedSampler(range(n), 1, 0, shuffle=bool(shuffle), seed=seed)
+        whole.set_epoch(epoch)
+        order = list(whole)
+        for r in range(2):
+            split = TorchSampler(range(n), 2, r, shuffle=False, drop_last=bool(drop_last))
+            assert shards[r] == [order[i] for i in split], config  # torch's padding and split
+        if drop_last or n % 2 == 0: assert not set(shards[0]) & set(shards[1]), config  # disjoint
+        if not shuffle:  # unshuffled, torch's sampler itself gives the same shards
+            assert shards == [list(TorchSampler(range(n), 2, r, shuffle=False, drop_last=bool(drop_last)))
+                              for r in range(2)]
+
+@pytest.fixture(scope="module")
+def unused_runs(tmp_path_factory):
+    "ddp_unused.py (ours, 2 MPI ranks) and torch_unused.py (PyTorch DDP on gloo) from the same initial weights."
+    sys.path.insert(0, str(JOBS))
+    from unused_common import make
+    out = str(tmp_path_factory.mktemp("unused") / "run")
+    mt.manual_seed(0)
+    init = {k: v.numpy() for k, v in make(nn).state_dict().items()}
+    np.savez(out + ".init.npz", **init)
+    for mode in ("find", "strict"):
+        proc, _ = run_job("ddp_unused.py", [out, mode], n=2)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    proc = subprocess.run(["timeout", "-k", "5", "150", sys.executable, str(JOBS / "torch_unused.py"), out,
+                           str(free_port())], capture_output=True, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"},
+                          timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    return out, init
+
+def test_ddp_unused_parameters_raise_at_the_next_forward_like_torch(unused_runs):
+    "find_unused_parameters=False: the forward after a backward that missed parameters raises torch's error."
+    out, _ = unused_runs
+    for r in range(2):
+        ours, theirs = (Path(f"{out}.{who}strict.{r}.txt").read_text() for who in ("", "torch."))
+        assert ours.startswith("Expected to have finished reduction in the prior iteration") and "find_unused_parameters=True" in ours
+        line = lambda text: next(l.strip() for l in text.splitlines() if l.startswith("Parameter indices"))
+        assert line(ours) == line(theirs)
+    # at step 0 rank 0 used head a and rank 1 head b (see HEADS): parameters 2 3 are a's, 4 5 b's, 6 7 c's
+    assert [line(Path(f"{out}.strict.{r}.txt").read_text())[-7:] for r in range(2)] == ["4 5 6 7", "2 3 6 7"]
+
+def test_ddp_find_unused_parameters_matches_torch_and_one_process(unused_runs):
+    """find_unused_parameters=True: every step's gradients equal torch's on each rank (a parameter no rank used has
+    no .grad; one used on the other rank only gets the average), and the trained weights equal one process
+    minimizing the mean of the ranks' losses."""
+    from unused_common import STEPS, HEADS, data, make, loss
+    out, init = unused_runs
+    ours = [np.load(f"{out}.find.{r}.npz") for r in range(2)]
+    theirs = [np.load(f"{out}.torch.find.{r}.npz") for r in range(2)]
+    for r in range(2):
+        assert sorted(ours[r].files) == sorted(theirs[r].files)  # the same gradients exist (None where torch's are)
+        assert not any(".c." in k for k in ours[r].files if k.startswith("grad."))  # head c: never used, never a grad
+        for k in theirs[r].files:
+            np.testing.assert_allclose(ours[r][k], theirs[r][k], rtol=1e-5, atol=1e-6, err_msg=k)
+            np.testing.assert_array_equal(ours[r][k], ours[0][k], err_msg=k)  # the ranks agree bit for bit
+    model = make(nn)  # one process, the mean of both ranks' losses
+    model.load_state_dict({k: mt.tensor(v) for k, v in init.items()})
+    opt = mt.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    x, y = data(2)
+    for step in range(STEPS):
+        opt.zero_grad()
+        total = sum(loss(model(mt.tensor(x[step, r]), HEADS[step][r]), mt.tensor(y[step, r])) for r in range(2))
+        (total / 2).backward()
+        opt.step()
+    for n, p in model.named_parameters():
+        np.testing.assert_allclose(ours[0]["param." + n], p.detach().numpy(), rtol=1e-5, atol=1e-6, err_msg=n)

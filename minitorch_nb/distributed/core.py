@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import NamedTuple
 import numpy as np
 from fastcore.basics import patch
-from ..autograd import Tensor, no_grad, is_grad_enabled
+from ..autograd import (Tensor, AccumulateGrad, no_grad, is_grad_enabled, graph_nodes,
+                                   tensor)
+from ..data import register_replica_source
 from ..ndarray import NDArray
 from ..nn.modules import Module
 from ..training import Adam
@@ -35,7 +37,8 @@ class ProcessGroup:
     def __init__(self, comm): self.comm = comm
     def rank(self): return self.comm.Get_rank()
     def size(self): return self.comm.Get_size()
-    def __repr__(self): return f"ProcessGroup(rank={self.rank()}, size={self.size()}, backend='mpi')"
+    def __repr__(self):
+        return f"ProcessGroup(rank={self.rank()}, size={self.size()}, backend='mpi')"
 
 _WORLD = None
 
@@ -56,11 +59,13 @@ def init_process_group(backend="mpi", init_method=None, timeout=None, world_size
     and the world size come from MPI, so `world_size` and `rank` may only repeat them."""
     global _WORLD
     if backend not in ("mpi", None):
-        raise ValueError(f"backend {backend!r} is not available: minitorch_nb runs on MPI, use backend='mpi'")
+        raise ValueError(f"backend {backend!r} is not available: minitorch_nb runs on MPI, use "
+                         "backend='mpi'")
     if _WORLD is not None:
         raise RuntimeError("trying to initialize the default process group twice")
     group = ProcessGroup(_mpi().COMM_WORLD)
-    for name, given, actual in (("world_size", world_size, group.size()), ("rank", rank, group.rank())):
+    for name, given, actual in (("world_size", world_size, group.size()),
+                                ("rank", rank, group.rank())):
         if given not in (-1, None) and given != actual:
             raise ValueError(f"{name}={given} but MPI started this process with {name}={actual}: "
                              "MPI sets the ranks; launch with `mpiexec -n N`")
@@ -102,6 +107,14 @@ def barrier(group=None):
     "Wait until every rank of the group has reached this call."
     _group(group).comm.Barrier()
 
+# %% ../../nbs/09b_distributed.ipynb #c9b5a002
+def _default_group_replicas():
+    """The default group's (world size, rank) for `DistributedSampler`; None before
+    `init_process_group`."""
+    return None if _WORLD is None else (_WORLD.size(), _WORLD.rank())
+
+register_replica_source(_default_group_replicas)
+
 # %% ../../nbs/09b_distributed.ipynb #06aeb3c9
 _WIDENED = {np.dtype(np.float16)}  # no MPI reduction op for them: reduced in float32
 
@@ -125,7 +138,8 @@ def _buffer(t, widen=False):
     if view is not None and not (widen and view.dtype in _WIDENED):
         yield view
         return
-    work = np.array(np.asarray(t.array), dtype=np.float32 if widen and t.dtype in _WIDENED else None)
+    work = np.array(np.asarray(t.array),
+                    dtype=np.float32 if widen and t.dtype in _WIDENED else None)
     yield work
     with no_grad(): t.copy_(Tensor(work))
 
@@ -146,7 +160,8 @@ class Work:
 
 def _mpi_op(op):
     if op not in _MPI_OP_NAMES:
-        raise ValueError(f"unknown reduce op {op!r}; use one of ReduceOp.SUM, AVG, PRODUCT, MIN, MAX")
+        raise ValueError(f"unknown reduce op {op!r}; use one of ReduceOp.SUM, AVG, PRODUCT, MIN, "
+                         "MAX")
     return getattr(_mpi(), _MPI_OP_NAMES[op])
 
 # %% ../../nbs/09b_distributed.ipynb #295b3c43
@@ -202,43 +217,50 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
     "Combine `tensor` across ranks with `op` into rank `dst`'s `tensor`."
     comm, MPI = _group(group).comm, _mpi()
     with _buffer(tensor, widen=True) as buf:
-        comm.Reduce(MPI.IN_PLACE if comm.Get_rank() == dst else buf, buf if comm.Get_rank() == dst else None,
+        comm.Reduce(MPI.IN_PLACE if comm.Get_rank() == dst else buf,
+                    buf if comm.Get_rank() == dst else None,
                     op=_mpi_op(op), root=dst)
         if op == ReduceOp.AVG and comm.Get_rank() == dst: buf /= comm.Get_size()
 
 # %% ../../nbs/09b_distributed.ipynb #bcad2b3b
 def send(tensor, dst, group=None, tag=0):
     "Send `tensor`'s values to rank `dst` (blocks until the buffer can be reused)."
-    with _buffer(tensor) as buf: _group(group).comm.Send(np.ascontiguousarray(buf), dest=dst, tag=tag)
+    with _buffer(tensor) as buf:
+        _group(group).comm.Send(np.ascontiguousarray(buf), dest=dst, tag=tag)
 
 def recv(tensor, src=None, group=None, tag=0):
     "Receive values into `tensor` from rank `src` (any rank when None); returns the sender's rank."
     MPI = _mpi()
     status = MPI.Status()
     with _buffer(tensor) as buf:
-        _group(group).comm.Recv(buf, source=MPI.ANY_SOURCE if src is None else src, tag=tag, status=status)
+        _group(group).comm.Recv(buf, source=MPI.ANY_SOURCE if src is None else src, tag=tag,
+                                status=status)
     return status.Get_source()
 
 def isend(tensor, dst, group=None, tag=0):
-    "Start sending `tensor` to `dst`; returns a Work to `wait()` on (keep `tensor` unchanged until then)."
+    """Start sending `tensor` to `dst`; returns a Work to `wait()` on (keep `tensor` unchanged until
+    then)."""
     view = _host_view(tensor)
-    if view is None: raise ValueError("isend needs a contiguous host tensor; call .contiguous() first")
+    if view is None:
+        raise ValueError("isend needs a contiguous host tensor; call .contiguous() first")
     return Work(_group(group).comm.Isend(view, dest=dst, tag=tag))
 
 def irecv(tensor, src, group=None, tag=0):
     "Start receiving into `tensor` from `src`; returns a Work to `wait()` on."
     view = _host_view(tensor)
-    if view is None: raise ValueError("irecv needs a contiguous host tensor; call .contiguous() first")
+    if view is None:
+        raise ValueError("irecv needs a contiguous host tensor; call .contiguous() first")
     return Work(_group(group).comm.Irecv(view, source=src, tag=tag))
 
 # %% ../../nbs/09b_distributed.ipynb #7a5fd4b0
 def mpiexec_path():
-    "The `mpiexec` installed with the project (the mpich wheel, next to this Python), else one on PATH."
+    """The `mpiexec` installed with the project (the mpich wheel, next to this Python), else one on
+    PATH."""
     here = Path(sys.executable).parent / "mpiexec"
     found = str(here) if here.exists() else shutil.which("mpiexec")
     if found is None:
-        raise FileNotFoundError("no mpiexec found: install the project's MPI with "
-                                "`pip install 'minitorch_nb[distributed]'` (mpi4py and the mpich wheel)")
+        raise FileNotFoundError("no mpiexec found: install the project's MPI with `pip install "
+                                "'minitorch_nb[distributed]'` (mpi4py and the mpich wheel)")
     return found
 
 # %% ../../nbs/09b_distributed.ipynb #e6c14f8a
@@ -246,10 +268,12 @@ def mpiexec_command(target, args=(), nproc=1, hostfile=None, module=False):
     """The command that runs `target` (a script, or a module when `module`) on `nproc` ranks under
     `python -m mpi4py`, which aborts every rank when one raises."""
     cmd = [mpiexec_path(), "-n", str(nproc)] + (["-f", str(hostfile)] if hostfile else [])
-    return cmd + [sys.executable, "-m", "mpi4py"] + (["-m"] if module else []) + [str(target), *map(str, args)]
+    return (cmd + [sys.executable, "-m", "mpi4py"] + (["-m"] if module else [])
+            + [str(target), *map(str, args)])
 
 class Job(NamedTuple):
-    "A finished MPI job: its exit status, each rank's output (rank -> text), mpiexec's own messages."
+    """A finished MPI job: its exit status, each rank's output (rank -> text), mpiexec's own
+    messages."""
     returncode: int
     stdout: dict
     stderr: dict
@@ -258,8 +282,9 @@ class Job(NamedTuple):
 
 def launch(target, args=(), nproc=1, hostfile=None, module=False, timeout=60, env=None):
     """Run `target` on `nproc` ranks and wait; each rank's output goes to its own file, so lines of
-    different ranks never interleave (mpiexec forwards output in chunks that can break a line). MPI's timer (MPIEXEC_TIMEOUT) ends every rank of a job that
-    runs past `timeout` seconds, and a second timer here ends mpiexec itself if that ever fails."""
+    different ranks never interleave (mpiexec forwards output in chunks that can break a line).
+    MPI's timer (MPIEXEC_TIMEOUT) ends every rank of a job that runs past `timeout` seconds, and a
+    second timer here ends mpiexec itself if that ever fails."""
     env = {**os.environ, **(env or {}), "MPIEXEC_TIMEOUT": str(int(timeout))}
     cmd = mpiexec_command(target, args, nproc, hostfile, module)
     with tempfile.TemporaryDirectory() as tmp:
@@ -274,13 +299,16 @@ def _read(path): return path.read_text() if path.exists() else ""
 
 # %% ../../nbs/09b_distributed.ipynb #c39b4b95
 def main(argv=None):
-    "`python -m minitorch_nb.distributed.run -n 4 train.py args...`: torchrun's job, done by mpiexec."
+    """`python -m minitorch_nb.distributed.run -n 4 train.py args...`: torchrun's job, done by
+    mpiexec."""
     parser = argparse.ArgumentParser(prog="python -m minitorch_nb.distributed.run",
                                      description="Run a training script on N MPI ranks.")
-    parser.add_argument("-n", "--nproc", "--nproc-per-node", type=int, default=1, help="number of ranks")
+    parser.add_argument("-n", "--nproc", "--nproc-per-node", type=int, default=1,
+                        help="number of ranks")
     parser.add_argument("--hostfile", help="MPICH hostfile: one `host:ranks` line per machine")
     parser.add_argument("--timeout", type=int, help="kill the whole job after this many seconds")
-    parser.add_argument("-m", "--module", action="store_true", help="run the target as a module (python -m)")
+    parser.add_argument("-m", "--module", action="store_true",
+                        help="run the target as a module (python -m)")
     parser.add_argument("target")
     parser.add_argument("args", nargs=argparse.REMAINDER)
     a = parser.parse_args(argv)
@@ -289,7 +317,8 @@ def main(argv=None):
     return subprocess.call(cmd, env=env)
 
 # %% ../../nbs/09b_distributed.ipynb #1add6622
-_FIRST_BUCKET_BYTES = 1024 * 1024  # PyTorch's first bucket: small, so the first all-reduce starts early
+# PyTorch's first bucket: small, so the first all-reduce starts early
+_FIRST_BUCKET_BYTES = 1024 * 1024
 
 def bucket_plan(params, bucket_cap_mb=25, first_bucket_bytes=_FIRST_BUCKET_BYTES):
     """Parameter indices grouped into buckets, PyTorch's way: parameters in reverse order (the order
@@ -317,32 +346,39 @@ class _Bucket:
         self.pending, self.work, self.done = len(ids), None, False
 
     def pack(self, params, scale):
-        "Copy each gradient into the flat array, times `scale` (1/world size: the average)."
+        """Copy each gradient into the flat array, times `scale` (1/world size); no gradient packs
+        zeros."""
         for i, off, n in zip(self.ids, self.offsets, self.sizes):
-            np.multiply(np.asarray(params[i].grad.array).reshape(-1), scale, out=self.flat[off:off + n])
+            g = params[i].grad
+            if g is None: self.flat[off:off + n] = 0
+            else: np.multiply(np.asarray(g.array).reshape(-1), scale, out=self.flat[off:off + n])
 
-    def unpack(self, params):
-        "Write the reduced values back into each parameter's `.grad`."
+    def unpack(self, params, used=None):
+        """Write the reduced values back into each parameter's `.grad`, except the parameters that
+        `used` (a count per parameter, over the ranks) says no rank used: their `.grad` stays."""
         for i, off, n in zip(self.ids, self.offsets, self.sizes):
-            g, part = params[i].grad, self.flat[off:off + n].reshape(params[i].shape)
-            view = _host_view(g)
+            if used is not None and not used[i]: continue
+            p, part = params[i], self.flat[off:off + n].reshape(params[i].shape)
+            if p.grad is None:  # unused here, used elsewhere: the average is its gradient
+                p.grad = tensor(part, device=p.device)
+                continue
+            view = _host_view(p.grad)
             if view is not None: view[...] = part
             else:
-                with no_grad(): g.copy_(Tensor(part))
+                with no_grad(): p.grad.copy_(Tensor(part))
 
 # %% ../../nbs/09b_distributed.ipynb #5211380d
 class DistributedDataParallel(Module):
     """Data parallelism over MPI: the same model on every rank, each on its own part of the batch.
-    Parameters start equal (broadcast from rank 0); during backward, full buckets of gradients are
-    averaged with non-blocking all-reduces while backward goes on, so all ranks take the same step."""
+    Parameters start equal (broadcast from rank 0); during backward, full buckets of gradients
+    are averaged with non-blocking all-reduces while backward goes on, so all ranks take the same
+    step."""
     def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=True,
                  process_group=None, bucket_cap_mb=None, find_unused_parameters=False,
                  gradient_as_bucket_view=False, static_graph=False):
         super().__init__()
-        if find_unused_parameters:
-            raise NotImplementedError("find_unused_parameters=True is not supported: every parameter that "
-                                      "requires grad must receive a gradient in each backward")
         self.module, self.broadcast_buffers = module, broadcast_buffers
+        self.find_unused_parameters = find_unused_parameters
         self.process_group = _group(process_group)
         self.bucket_cap_mb = 25 if bucket_cap_mb is None else bucket_cap_mb
         self.require_backward_grad_sync, self.timeline, self.num_allreduces = True, [], 0
@@ -351,7 +387,11 @@ class DistributedDataParallel(Module):
         plan = bucket_plan(self._params, self.bucket_cap_mb, _FIRST_BUCKET_BYTES)
         self._buckets = [_Bucket(k, self._params, ids) for k, ids in enumerate(plan)]
         self._bucket_of = {i: b for b in self._buckets for i in b.ids}
-        self._syncing, self._next = False, 0
+        self._syncing, self._next, self._unused = False, 0, []
+        # per parameter: its gradient arrived in this backward; it took part in a loss since the
+        # last sync
+        self._ready, self._used = (np.zeros(len(self._params), bool),
+                                   np.zeros(len(self._params), bool))
         for i, p in enumerate(self._params): p.register_post_accumulate_grad_hook(self._hook(i))
 
 # %% ../../nbs/09b_distributed.ipynb #b8351194
@@ -371,36 +411,45 @@ def _sync_module_states(self: DistributedDataParallel):
 
 @patch
 def forward(self: DistributedDataParallel, *args, **kwargs):
-    "Run the wrapped module; decide now whether the coming backward averages the gradients."
-    if self._syncing and any(b.pending < len(b.ids) for b in self._buckets):
-        raise RuntimeError("Expected to have finished reduction in the prior iteration before starting a new "
-                           "one: some parameters got no gradient in the last backward. Make every parameter "
-                           "take part in the loss.")
+    """Run the wrapped module; decide now whether the coming backward averages the gradients (a
+    synced backward left unfinished is an error here, as in PyTorch)."""
     self._syncing = self.require_backward_grad_sync and is_grad_enabled()
     if self._syncing:
+        if self._ready.any(): raise self._unfinished()
         for b in self._buckets: b.pending, b.work, b.done = len(b.ids), None, False
         self._next, self.timeline = 0, [(time.perf_counter(), "forward", -1)]
     if self.broadcast_buffers and self.process_group.size() > 1 and list(self.module.buffers()):
         self._sync_buffers()
-    return self.module(*args, **kwargs)
+    out = self.module(*args, **kwargs)
+    if self._syncing and self.find_unused_parameters: self._unused = self._unreached(out)
+    return out
 
 # %% ../../nbs/09b_distributed.ipynb #74de8e9a
 @patch
 def _hook(self: DistributedDataParallel, i):
     "The hook of parameter i: count it ready in its bucket; start the all-reduces that can start."
     def hook(p):
+        self._used[i] = True  # inside no_sync too: a use in any micro-batch counts
         if not self._syncing: return
-        bucket = self._bucket_of[i]
-        bucket.pending -= 1
-        if bucket.pending == 0: self.timeline.append((time.perf_counter(), "ready", bucket.index))
+        unused, self._unused = self._unused, []  # find_unused_parameters: ready at the first hook
+        for j in unused + [i]: self._mark_ready(j)
         self._launch_ready()
         self._poll()
         if self._next == len(self._buckets): self._finish()
     return hook
 
 @patch
+def _mark_ready(self: DistributedDataParallel, i):
+    "Parameter i's gradient is final for this backward: count it in its bucket."
+    self._ready[i] = True
+    bucket = self._bucket_of[i]
+    bucket.pending -= 1
+    if bucket.pending == 0: self.timeline.append((time.perf_counter(), "ready", bucket.index))
+
+@patch
 def _launch_ready(self: DistributedDataParallel):
-    "Start the all-reduce of each full bucket, in bucket order (every rank must start them in the same order)."
+    """Start the all-reduce of each full bucket, in bucket order (every rank must start them in the
+    same order)."""
     MPI, comm = _mpi(), self.process_group.comm
     while self._next < len(self._buckets) and self._buckets[self._next].pending == 0:
         b = self._buckets[self._next]
@@ -420,13 +469,20 @@ def _poll(self: DistributedDataParallel):
 
 @patch
 def _finish(self: DistributedDataParallel):
-    "Wait for the all-reduces still in flight and write the averages into the gradients."
+    """Wait for the all-reduces still in flight and write the averages into the gradients (with
+    find_unused_parameters, only of the parameters some rank used: one more all-reduce counts
+    them)."""
     for b in self._buckets:
         if not b.done:
             b.work.Wait()
             b.done = True
             self.timeline.append((time.perf_counter(), "done", b.index))
-        b.unpack(self._params)
+    used = None
+    if self.find_unused_parameters:
+        used = self._used.astype(np.int32)
+        self.process_group.comm.Allreduce(_mpi().IN_PLACE, used, op=_mpi().SUM)
+    for b in self._buckets: b.unpack(self._params, used)
+    self._used[:], self._ready[:] = False, False
     self._syncing = False
 
 # %% ../../nbs/09b_distributed.ipynb #e6cbe63a
@@ -442,7 +498,8 @@ def no_sync(self: DistributedDataParallel):
 
 @patch
 def _sync_buffers(self: DistributedDataParallel):
-    "Buffers (BatchNorm's running statistics) follow rank 0's, before each forward (PyTorch's default)."
+    """Buffers (BatchNorm's running statistics) follow rank 0's, before each forward (PyTorch's
+    default)."""
     for t in self.module.buffers(): broadcast(t, 0, group=self.process_group)
 
 @patch
@@ -451,9 +508,38 @@ def bucket_names(self: DistributedDataParallel):
     names = {id(p): n for n, p in self.module.named_parameters()}
     return [[names[id(self._params[i])] for i in b.ids] for b in self._buckets]
 
+# %% ../../nbs/09b_distributed.ipynb #d9b0f002
+def _tensors_in(out):
+    "The tensors in a forward's output: a tensor, or tuples, lists and dicts of them."
+    if isinstance(out, Tensor): return [out]
+    if isinstance(out, dict): out = list(out.values())
+    if isinstance(out, (list, tuple)): return [t for o in out for t in _tensors_in(o)]
+    return []
+
+@patch
+def _unreached(self: DistributedDataParallel, out):
+    "Indices of the parameters that `out`'s graph does not reach: backward will give them nothing."
+    reached = {id(n.variable) for t in _tensors_in(out) for n in graph_nodes(t)
+               if isinstance(n, AccumulateGrad)}
+    return [i for i, p in enumerate(self._params) if id(p) not in reached]
+
+@patch
+def _unfinished(self: DistributedDataParallel):
+    "PyTorch's error for a backward that left parameters without a gradient (and buckets waiting)."
+    missing = " ".join(map(str, np.flatnonzero(~self._ready)))
+    return RuntimeError(
+        "Expected to have finished reduction in the prior iteration before starting a new one. "
+        "This error indicates that your module has parameters that were not used in producing "
+        "loss. You can enable unused parameter detection by passing the keyword argument "
+        "`find_unused_parameters=True` to `DistributedDataParallel`, and by making sure all "
+        "`forward` function outputs participate in calculating loss.\n"
+        f"Parameter indices which did not receive grad for rank {self.process_group.rank()}: "
+        f"{missing}")
+
 # %% ../../nbs/09b_distributed.ipynb #625e377f
 class SimWorld:
-    "D ranks simulated in one process: send and recv through mailboxes, every byte and message counted."
+    """D ranks simulated in one process: send and recv through mailboxes, every byte and message
+    counted."""
     def __init__(self, size):
         self.size, self.mail = size, {}
         self.sent, self.received, self.messages, self.steps = [0] * size, [0] * size, 0, 0
@@ -469,30 +555,35 @@ class SimWorld:
 
 # %% ../../nbs/09b_distributed.ipynb #28aed2e9
 def naive_all_reduce(world, xs):
-    "Every rank sends its vector to every other rank and sums what it gets: one step, D(D-1) messages."
+    """Every rank sends its vector to every other rank and sums what it gets: one step, D(D-1)
+    messages."""
     for r in range(world.size):
         for d in range(world.size):
             if d != r: world.send(r, d, xs[r])
     world.steps += 1
-    return [xs[r] + sum(world.recv(r, s) for s in range(world.size) if s != r) for r in range(world.size)]
+    return [xs[r] + sum(world.recv(r, s) for s in range(world.size) if s != r)
+            for r in range(world.size)]
 
 def tree_all_reduce(world, xs):
     "Pairwise sums up a binary tree to rank 0, then the result back down: 2·log2(D) steps."
     xs, span = [x.copy() for x in xs], 1
     while span < world.size:
         for r in range(0, world.size, 2 * span):
-            if r + span < world.size: world.send(r + span, r, xs[r + span]); xs[r] += world.recv(r, r + span)
+            if r + span < world.size:
+                world.send(r + span, r, xs[r + span]); xs[r] += world.recv(r, r + span)
         world.steps, span = world.steps + 1, span * 2
     while span > 1:
         span //= 2
         for r in range(0, world.size, 2 * span):
-            if r + span < world.size: world.send(r, r + span, xs[r]); xs[r + span] = world.recv(r + span, r)
+            if r + span < world.size:
+                world.send(r, r + span, xs[r]); xs[r + span] = world.recv(r + span, r)
         world.steps += 1
     return xs
 
 # %% ../../nbs/09b_distributed.ipynb #e46ff48d
 def ring_all_reduce(world, xs):
-    "Reduce-scatter then all-gather around a ring: 2(D-1) steps, each rank sending 2(D-1)/D of the data."
+    """Reduce-scatter then all-gather around a ring: 2(D-1) steps, each rank sending 2(D-1)/D of the
+    data."""
     D = world.size
     chunks = [np.array_split(x.copy(), D) for x in xs]
     for step in range(D - 1):  # reduce-scatter: rank r passes chunk r - step to its right
@@ -507,16 +598,19 @@ def ring_all_reduce(world, xs):
 
 # %% ../../nbs/09b_distributed.ipynb #72e22c48
 class ParameterServer:
-    "Holds the parameters; workers push gradients and pull values. Bytes through its link are counted."
+    """Holds the parameters; workers push gradients and pull values. Bytes through its link are
+    counted."""
     def __init__(self, params, lr):
-        self.params, self.lr, self.bytes_in, self.bytes_out, self.updates = params.copy(), lr, 0, 0, 0
+        self.params, self.lr = params.copy(), lr
+        self.bytes_in, self.bytes_out, self.updates = 0, 0, 0
 
     def pull(self):
         self.bytes_out += self.params.nbytes
         return self.params.copy()
 
     def push(self, grads):
-        "Synchronous: average the gradients of all workers, one update. Asynchronous: push one at a time."
+        """Synchronous: average the gradients of all workers, one update. Asynchronous: push one at
+        a time."""
         grads = grads if isinstance(grads, list) else [grads]
         self.bytes_in += sum(g.nbytes for g in grads)
         self.params -= self.lr * np.mean(grads, axis=0)
@@ -533,8 +627,8 @@ def least_squares(n=512, d=20, seed=0):
     return X, y, grad, loss
 
 def train_ps(workers, rounds, lr, staleness=None, seed=0):
-    """Workers each own a shard of the data. staleness=None: synchronous rounds. Else asynchronous: each
-    update applies a gradient computed on the parameters of `staleness` updates before."""
+    """Workers each own a shard of the data. staleness=None: synchronous rounds. Else asynchronous:
+    each update applies a gradient computed on the parameters of `staleness` updates before."""
     X, y, grad, loss = least_squares(seed=seed)
     shards = np.array_split(np.arange(len(y)), workers)
     server, history, curve = ParameterServer(np.zeros(X.shape[1]), lr), [], []
@@ -542,7 +636,8 @@ def train_ps(workers, rounds, lr, staleness=None, seed=0):
         if staleness is None:
             server.push([grad(server.pull(), s) for s in shards])
         else:
-            history.append(server.pull())  # what a worker pulled; its gradient arrives `staleness` updates later
+            # what a worker pulled; its gradient arrives `staleness` updates later
+            history.append(server.pull())
             w_old = history[max(0, len(history) - 1 - staleness)]
             server.push(grad(w_old, shards[t % workers]))
         curve.append(loss(server.params))
@@ -560,15 +655,18 @@ def scaling(one_gpu_s, gpus, step_s):
 
 # %% ../../nbs/09b_distributed.ipynb #5e03f67c
 def amdahl_speedup(P, N, C=0.0):
-    "Speedup on N processors when a fraction P of the work parallelizes and communication costs C of it."
+    """Speedup on N processors when a fraction P of the work parallelizes and communication costs C
+    of it."""
     return 1.0 / ((1.0 - P) + P / N + C)
 
 # %% ../../nbs/09b_distributed.ipynb #3d1a72c6
 def split_forward_backward(stages, x, y, loss_fn):
-    """Run `stages` (modules, one per device) as a pipeline of one micro-batch: each boundary's activation
-    travels forward and its gradient back. Returns the loss and the bytes sent across each boundary."""
+    """Run `stages` (modules, one per device) as a pipeline of one micro-batch: each boundary's
+    activation travels forward and its gradient back. Returns the loss and the bytes sent across
+    each boundary."""
     boundaries, out = [], stages[0](x)
-    for stage in stages[1:]:  # the next device receives a copy and starts a graph of its own from it
+    # the next device receives a copy and starts a graph of its own from it
+    for stage in stages[1:]:
         received = out.detach().requires_grad_()
         boundaries.append((out, received))
         out = stage(received)
@@ -582,10 +680,11 @@ def split_forward_backward(stages, x, y, loss_fn):
 
 # %% ../../nbs/09b_distributed.ipynb #3adcf187
 def gpipe_schedule(p, m):
-    """The GPipe timetable of p stages and m micro-batches, one time unit per forward or backward: a list
-    per stage of what it runs at each tick ('F3' = forward of micro-batch 3, '' = idle)."""
+    """The GPipe timetable of p stages and m micro-batches, one time unit per forward or backward: a
+    list per stage of what it runs at each tick ('F3' = forward of micro-batch 3, '' = idle)."""
     done, grid, t = {}, [[] for _ in range(p)], 0
-    queues = [[("F", j) for j in range(m)] + [("B", j) for j in reversed(range(m))] for _ in range(p)]
+    queues = [[("F", j) for j in range(m)] + [("B", j) for j in reversed(range(m))]
+              for _ in range(p)]
     def ready(i, kind, j):
         if kind == "F": return i == 0 or done.get(("F", i - 1, j), t) < t
         after_all_forwards = all(done.get(("F", p - 1, k), t) < t for k in range(m))
@@ -612,7 +711,8 @@ def column_parallel(linear, D):
     return [lambda x, W=W, b=b: x @ W.t() + b for W, b in zip(Ws, bs)]
 
 def row_parallel(linear, D):
-    "D functions, one per device, each computing a partial output from its slice of the input features."
+    """D functions, one per device, each computing a partial output from its slice of the input
+    features."""
     Ws = linear.weight.chunk(D, dim=1)
     return [lambda x_part, W=W: x_part @ W.t() for W in Ws]
 
@@ -626,7 +726,8 @@ class ZeroAdamShard:
         self.opt = Adam([self.part], **adam)
 
     def step(self, flat_params, flat_grad):
-        "Update this rank's slice in place from the averaged gradient; returns the slice to all-gather."
+        """Update this rank's slice in place from the averaged gradient; returns the slice to
+        all-gather."""
         with no_grad(): self.part.copy_(Tensor(flat_params[self.lo:self.hi]))
         self.part.grad = Tensor(flat_grad[self.lo:self.hi].copy())
         self.opt.step()
@@ -646,7 +747,8 @@ def top_k(v, fraction):
     return out
 
 def train_compressed(fraction, error_feedback, workers=4, steps=300, lr=0.02, d=200, seed=0):
-    "Data-parallel SGD where each worker sends top-k of its gradient (plus its residual with feedback)."
+    """Data-parallel SGD where each worker sends top-k of its gradient (plus its residual with
+    feedback)."""
     X, y, grad, loss = least_squares(n=800, d=d, seed=seed)
     shards = np.array_split(np.arange(len(y)), workers)
     w, residual, curve = np.zeros(d), [np.zeros(d) for _ in range(workers)], []
