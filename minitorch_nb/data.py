@@ -324,7 +324,8 @@ def default_replicas():
 class DistributedSampler(Sampler):
     """The shard of `rank` out of `num_replicas` (by default the default process group's rank and
     world size): disjoint shards that together cover one shared permutation."""
-    def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
+    def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0,
+                 drop_last=False):
         if num_replicas is None: num_replicas = default_replicas()[0]
         if rank is None: rank = default_replicas()[1]
         if not 0 <= rank < num_replicas:
