@@ -445,7 +445,7 @@ def forward(self: TransformerDecoderLayer, tgt, memory, tgt_mask=None, memory_ma
     x = tgt
     for branch, norm in ((self_attention, self.norm1), (cross_attention, self.norm2),
                          (self._ff_block, self.norm3)):
-        x = x + branch(norm(x)) if self.norm_first else norm(x + branch(x))
+        x = (x + branch(norm(x))) if self.norm_first else norm(x + branch(x))
     return x
 
 class TransformerDecoder(Module):
