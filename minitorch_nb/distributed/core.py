@@ -388,10 +388,9 @@ class DistributedDataParallel(Module):
         self._buckets = [_Bucket(k, self._params, ids) for k, ids in enumerate(plan)]
         self._bucket_of = {i: b for b in self._buckets for i in b.ids}
         self._syncing, self._next, self._unused = False, 0, []
-        # per parameter: its gradient arrived in this backward; it took part in a loss since the
-        # last sync
-        self._ready, self._used = (np.zeros(len(self._params), bool),
-                                   np.zeros(len(self._params), bool))
+        # per parameter: its gradient came in this backward; used in a loss since the last sync
+        n = len(self._params)
+        self._ready, self._used = np.zeros(n, bool), np.zeros(n, bool)
         for i, p in enumerate(self._params): p.register_post_accumulate_grad_hook(self._hook(i))
 
 # %% ../../nbs/09b_distributed.ipynb #b8351194
