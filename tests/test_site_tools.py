@@ -98,3 +98,14 @@ def test_a_docstring_wrapped_over_lines_is_one_emphasised_paragraph():
     out = render_site.fix_show_doc(md, lambda name: None)
     assert "*Rows of tensors that share their first dimension: `ds[i] = (t[i] for t in tensors)` and a\\*b.*" in out
     assert out.rstrip().endswith("A second paragraph.")
+
+
+def test_the_raw_emphasis_probe_flags_leftover_markers_not_shapes():
+    "check_site's browser probe: a `*` at a word's edge is raw markdown, a `*` in a shape like (N, C, *) is not."
+    sys.path.insert(0, str(ROOT / "tools"))
+    import check_site
+    rx = re.compile(re.search(r"const rx = /(.*)/;", check_site._PAGE_PROBE).group(1))
+    raw = ["*a ** p for a number p.*", "**bold** left", "see *this", "the end*", "word**"]
+    fine = ["(N, C, *)", "(*, d)", "(L_i, *) into (L_max, B, *)", "a ** b", "a*b", "2 * 3", "x (N, C, *), as"]
+    assert all(rx.search(t) for t in raw), [t for t in raw if not rx.search(t)]
+    assert not any(rx.search(t) for t in fine), [t for t in fine if rx.search(t)]
