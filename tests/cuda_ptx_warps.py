@@ -80,12 +80,12 @@ conditional = [l for l in code if re.match(r"@!?%p\d+ bra\b", l)]
 uniform = [l for l in code if l.startswith("bra.uni")]
 print(f"gpu_two_paths, sm_90: {len(code)} instructions and labels; the branch after the load of x:")
 (a1, b1), (a0, b0) = fma_constants(b["fall_through"]), fma_constants(b["taken"])
-print(f"  {b['load']:<46s} x = a[i]")
-print(f"  {b['setp']:<46s} one predicate bit per thread")
-print(f"  {b['branch']:<46s} the threads whose bit is set jump")
-print(f"  {b['fall_through']:<46s} the others: x = x * {a1:.3f} + ({b1})")
-print(f"  {b['target'] + ':':<46s}")
-print(f"  {b['taken']:<46s} the jumpers: x = x * {a0:.3f} + {b0}")
+print(f"  {b['load']:<48s} x = a[i]")
+print(f"  {b['setp']:<48s} one predicate bit per thread")
+print(f"  {b['branch']:<48s} the threads whose bit is set jump")
+print(f"  {b['fall_through']:<48s} the others: x = x * {a1:.3f} + ({b1})")
+print(f"  {b['target'] + ':':<48s}")
+print(f"  {b['taken']:<48s} the jumpers: x = x * {a0:.3f} + {b0}")
 print(f"  in the whole kernel: {len(conditional)} predicated branches `@%p bra`, {len(uniform)} `bra.uni`\n"
       "  (`.uni`: a jump the compiler knows every thread of the warp takes together)")
 

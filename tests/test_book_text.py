@@ -163,3 +163,23 @@ def test_bibliography_entries_are_closed():
             if depth < 0: break
         if depth != 0: bad.append(entry.splitlines()[0])
     assert not bad, "entries whose braces do not balance:\n" + "\n".join(bad)
+
+
+def _imports_torch(source):
+    "Whether a code cell's source imports torch (cell magics and shell lines left out)."
+    import ast
+    try: tree = ast.parse("\n".join(l for l in source.splitlines() if not l.lstrip().startswith(("%", "!"))))
+    except SyntaxError: return False
+    names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    return any(m == "torch" or m.startswith("torch.") for m in names)
+
+
+@pytest.mark.parametrize("nb", [pytest.param(p, marks=pytest.mark.xfail(reason="imports torch; fix pending"))
+                                if p.name == "11a_attention.ipynb" else p for p in book_notebooks()],
+                         ids=lambda p: p.stem)
+def test_chapters_do_not_import_torch(nb):
+    "The book builds with its `book` extra, which has no PyTorch: PyTorch checks belong in tests/."
+    cells = json.loads(nb.read_text(encoding="utf-8")).get("cells", [])
+    hits = [i for i, c in enumerate(cells) if c.get("cell_type") == "code" and _imports_torch(_text(c.get("source")))]
+    assert not hits, f"{nb.name}: cells {hits} import torch"

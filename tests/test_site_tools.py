@@ -98,3 +98,43 @@ def test_a_docstring_wrapped_over_lines_is_one_emphasised_paragraph():
     out = render_site.fix_show_doc(md, lambda name: None)
     assert "*Rows of tensors that share their first dimension: `ds[i] = (t[i] for t in tensors)` and a\\*b.*" in out
     assert out.rstrip().endswith("A second paragraph.")
+
+
+def test_the_raw_emphasis_probe_flags_leftover_markers_not_shapes():
+    "check_site's browser probe: a `*` at a word's edge is raw markdown, a `*` in a shape like (N, C, *) is not."
+    sys.path.insert(0, str(ROOT / "tools"))
+    import check_site
+    rx = re.compile(re.search(r"const rx = /(.*)/;", check_site._PAGE_PROBE).group(1))
+    raw = ["*a ** p for a number p.*", "**bold** left", "see *this", "the end*", "word**"]
+    fine = ["(N, C, *)", "(*, d)", "(L_i, *) into (L_max, B, *)", "a ** b", "a*b", "2 * 3", "x (N, C, *), as"]
+    assert all(rx.search(t) for t in raw), [t for t in raw if not rx.search(t)]
+    assert not any(rx.search(t) for t in fine), [t for t in fine if rx.search(t)]
+
+
+import docs_cells  # noqa: E402  (tools/docs_cells.py)
+
+# chapters whose docs processing breaks at the time of writing (their branches fix them; remove them from here then)
+DOCS_BROKEN = {"07_conv.ipynb", "09b_distributed.ipynb", "11a_attention.ipynb", "12_gan.ipynb"}
+
+
+def test_docs_cells_finds_a_cell_that_needs_a_skipped_one(tmp_path):
+    "The scanner: an import cell reading a name bound only by a skipped cell (directly or in a called function)."
+    cells = [{"cell_type": "code", "source": "#| exports\ndef f(x): return x + 1"},
+             {"cell_type": "code", "source": "rng = 3\ndef helper(): return rng"},
+             {"cell_type": "code", "source": "import math\nprint(f(math.pi))"},             # fine
+             {"cell_type": "code", "source": "import json\nx = rng + 1"},                  # rng: skipped cell
+             {"cell_type": "code", "source": "import os\ndef g(): return WARP\ng()"},      # WARP, through g
+             {"cell_type": "code", "source": "import re\nh = lambda: later\nk = [i for i in range(3)]"}]  # fine
+    p = tmp_path / "99_x.ipynb"
+    p.write_text(__import__("json").dumps({"cells": cells}))
+    found = docs_cells.unbound_names(p)
+    assert [f.split(":")[0] for f in found] == ["99_x.ipynb cell 3", "99_x.ipynb cell 4"], found
+    assert "['rng']" in found[0] and "['WARP']" in found[1], found
+
+
+@pytest.mark.parametrize("page", [pytest.param(p, marks=pytest.mark.xfail(reason="docs processing breaks; fix pending"))
+                                  if p in DOCS_BROKEN else p for p in PAGES])
+def test_the_cells_nbdev_runs_for_the_docs_run_on_their_own(page):
+    "nbdev runs exported, show_doc and import cells alone to render the docs: none may need a skipped cell."
+    found = docs_cells.unbound_names(ROOT / "nbs" / page)
+    assert not found, "keep imports in cells of their own (nbdev runs such cells without the rest):\n" + "\n".join(found)

@@ -146,7 +146,8 @@ _PAGE_PROBE = r"""(() => {
   document.querySelectorAll('.katex-error').forEach(el => out.katexErrors.push((el.getAttribute('title') || el.textContent).slice(0, 120)));
   const skip = 'pre, code, script, style, .katex, .math, textarea, input';
   const walker = document.createTreeWalker(document.querySelector('main') || document.body, NodeFilter.SHOW_TEXT);
-  const rx = /(^|\s)\*\*?[^\s*]|[^\s*]\*\*?(\s|$)/;  // emphasis markers left over; 'a ** b' and 'a*b' are maths
+  // emphasis markers left over; 'a ** b' and 'a*b' are maths, '(N, C, *)' and '(*, d)' are shapes
+  const rx = /(^|\s)\*\*?[^\s*(),;:.]|[^\s*(),;:]\*\*?(\s|$)/;
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     if (n.parentElement && n.parentElement.closest(skip)) continue;
     const t = n.textContent;

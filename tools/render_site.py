@@ -99,10 +99,14 @@ def process_notebooks(pages: list[Path], proc_dir: Path, jobs: int) -> None:
             if err: errors.append(err)
             else: print(f'  processed {Path(src).name}')
     if errors:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from docs_cells import unbound_names  # the likely cause, named cell by cell
+        found = [f for p in pages for f in unbound_names(p)]
         sys.exit('render_site: nbdev processing failed:\n' + '\n'.join(errors) +
                  '\nrender_site: note: like nbdev_docs, this runs every exported cell, every cell with an import and '
                  'every show_doc cell (nbdev.processors.exec_show_docs) in a fresh shell: a cell that mixes an import with '
-                 'other code runs without the rest of the notebook. Keep imports in cells of their own (nbdev FAQ).')
+                 'other code runs without the rest of the notebook. Keep imports in cells of their own (nbdev FAQ).'
+                 + ''.join(f'\nrender_site: names such a cell reads that only a skipped cell binds: {f}' for f in found))
 
 
 # --------------------------------------------------------------------------------------------
