@@ -175,9 +175,7 @@ def _imports_torch(source):
     return any(m == "torch" or m.startswith("torch.") for m in names)
 
 
-@pytest.mark.parametrize("nb", [pytest.param(p, marks=pytest.mark.xfail(reason="imports torch; fix pending"))
-                                if p.name == "11a_attention.ipynb" else p for p in book_notebooks()],
-                         ids=lambda p: p.stem)
+@pytest.mark.parametrize("nb", book_notebooks(), ids=lambda p: p.stem)
 def test_chapters_do_not_import_torch(nb):
     "The book builds with its `book` extra, which has no PyTorch: PyTorch checks belong in tests/."
     cells = json.loads(nb.read_text(encoding="utf-8")).get("cells", [])
