@@ -4,9 +4,9 @@
 
 # %% auto #0
 __all__ = ['Windows', 'KERNEL_DTYPES', 'GPU_DTYPES', 'PADDING_MODES', 'conv_out_size', 'conv2d_loops', 'frame_size',
-           'frame_numpy', 'windows_numpy', 'im2col_numpy', 'col2im_numpy', 'im2col_strided', 'col2im_strided', 'im2col',
-           'col2im', 'valid_columns', 'im2col_kernel', 'col2im_kernel', 'gpu_im2col_kernel', 'gpu_col2im_kernel',
-           'Conv2dFunction', 'Conv2dInput', 'Conv2dWeight', 'same_padding', 'conv2d', 'conv1d',
+           'frame_numpy', 'windows_numpy', 'im2col_numpy', 'col2im_numpy', 'im2col_strided', 'col2im_strided',
+           'whole_window', 'im2col', 'col2im', 'valid_columns', 'im2col_kernel', 'col2im_kernel', 'gpu_im2col_kernel',
+           'gpu_col2im_kernel', 'Conv2dFunction', 'Conv2dInput', 'Conv2dWeight', 'same_padding', 'conv2d', 'conv1d',
            'conv_transpose_out_size', 'conv_transpose2d', 'conv_transpose1d', 'lowest', 'first_inside',
            'max_pool_numpy', 'max_pool_backward_numpy', 'max_pool_kernel', 'max_pool_backward_kernel',
            'max_pool_strided', 'max_pool_backward_strided', 'max_pool', 'max_pool_backward', 'pool_out_size',
@@ -141,13 +141,25 @@ def col2im_all(self: NumpyBackend, cols, shape, win):
     "numpy's col2im (one strided add per kernel offset) on the view of the buffer, its result adopted."
     return self.adopt(col2im_numpy(as_numpy_view(cols), shape, win), cols.device)
 
+def whole_window(shape, win):
+    "True when the one window of an (N, C, H, W) input is the whole of it, unpadded."
+    return tuple(win.padding) == (0, 0) and tuple(win.kernel) == tuple(shape[2:]) \
+        and tuple(win.out) == (1, 1)
+
 def im2col(x, win, value=0):
-    "im2col on any device: numpy arrays directly, an NDArray by its backend's one call, else the general path."
+    """im2col on any device: a transposed view for a whole-input window, numpy arrays directly, an
+    NDArray by its backend's one call, else the general path."""
+    xp = namespace(x)
+    if whole_window(x.shape, win):  # column n is image n: x as (N, C·H·W), transposed
+        return xp.matrix_transpose(xp.reshape(x, (x.shape[0], -1)))
     if isinstance(x, np.ndarray): return im2col_numpy(x, win, value)
     return shortcut(x.backend.im2col_all, im2col_strided, x, win, value)
 
 def col2im(cols, shape, win):
-    "col2im on any device, like im2col."
+    "col2im on any device, like im2col: for a whole-input window, a transposed copy."
+    xp = namespace(cols)
+    if whole_window(shape, win):  # a view with the transpose's strides, then the one copy
+        return _contiguous(xp.reshape(xp.matrix_transpose(cols), tuple(shape)))
     if isinstance(cols, np.ndarray): return col2im_numpy(cols, tuple(shape), win)
     return shortcut(cols.backend.col2im_all, col2im_strided, cols.compact(), tuple(shape), win)
 
