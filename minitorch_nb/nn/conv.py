@@ -376,9 +376,9 @@ class Conv2dFunction(Function):
     group, the bias. Its backward is two more convolution ops (below), so gradients of gradients
     work too."""
     @staticmethod
-    def forward(ctx, x, w, b, win, groups):
+    def forward(ctx, x, w, b, win, groups, cols=None):
         xp = namespace(x.array)
-        cols = im2col(x.array, win)  # (C·kh·kw, N·H_out·W_out)
+        cols = im2col(x.array, win) if cols is None else cols  # (C·kh·kw, N·H_out·W_out)
         y = _gemm(_grouped(w.array, groups),
                   xp.reshape(cols, (groups, cols.shape[0] // groups, cols.shape[1])), groups)
         ctx.win, ctx.groups = win, groups
@@ -389,9 +389,12 @@ class Conv2dFunction(Function):
     def backward(ctx, g):
         x, w, cols = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        gx = Conv2dInput.apply(g, w, ctx.win, ctx.groups, x.shape) if need_x else None
-        gw = Conv2dWeight.apply(x, g, ctx.win, ctx.groups, w.shape, cols.array) if need_w else None
-        return gx, gw, g.sum((0, 2, 3)) if need_b else None, None, None
+        # both gradients read g with output channels as rows: one copy for the two
+        rows = _rows_by_channel(g.array, ctx.groups) if need_x and need_w else None
+        gx = Conv2dInput.apply(g, w, ctx.win, ctx.groups, x.shape, rows) if need_x else None
+        gw = (Conv2dWeight.apply(x, g, ctx.win, ctx.groups, w.shape, cols.array, rows)
+              if need_w else None)
+        return gx, gw, g.sum((0, 2, 3)) if need_b else None, None, None, None
 
 # %% ../../nbs/07_conv.ipynb #1e9e3c06
 class Conv2dInput(Function):
@@ -399,11 +402,12 @@ class Conv2dInput(Function):
     W_out): the columns' gradients, added back where each column was read from. It is also the
     transposed convolution of g."""
     @staticmethod
-    def forward(ctx, g, w, win, groups, x_shape):
+    def forward(ctx, g, w, win, groups, x_shape, g_rows=None):
         ctx.win, ctx.groups = win, groups
         ctx.save_for_backward(g, w)
         w2 = _grouped(w.array, groups)
-        dcols = _gemm(namespace(w2).matrix_transpose(w2), _rows_by_channel(g.array, groups), groups)
+        rows = _rows_by_channel(g.array, groups) if g_rows is None else g_rows
+        dcols = _gemm(namespace(w2).matrix_transpose(w2), rows, groups)
         G, rows, cols = dcols.shape
         return col2im(namespace(dcols).reshape(dcols, (G * rows, cols)), x_shape, win)
 
@@ -411,9 +415,11 @@ class Conv2dInput(Function):
     def backward(ctx, gg):
         g, w = ctx.saved_tensors
         need_g, need_w = ctx.needs_input_grad[:2]
-        dg = Conv2dFunction.apply(gg, w, None, ctx.win, ctx.groups) if need_g else None
-        dw = Conv2dWeight.apply(gg, g, ctx.win, ctx.groups, w.shape, None) if need_w else None
-        return dg, dw, None, None, None
+        # both read the im2col matrix of gg: made once for the two
+        cols = im2col(gg.array, ctx.win) if need_g and need_w else None
+        dg = Conv2dFunction.apply(gg, w, None, ctx.win, ctx.groups, cols) if need_g else None
+        dw = Conv2dWeight.apply(gg, g, ctx.win, ctx.groups, w.shape, cols) if need_w else None
+        return dg, dw, None, None, None, None
 
 # %% ../../nbs/07_conv.ipynb #63c4147b
 class Conv2dWeight(Function):
@@ -421,14 +427,14 @@ class Conv2dWeight(Function):
     times the transposed im2col matrix of x. One GEMM per group, over all images and positions at
     once."""
     @staticmethod
-    def forward(ctx, x, g, win, groups, w_shape, cols=None):
+    def forward(ctx, x, g, win, groups, w_shape, cols=None, g_rows=None):
         ctx.win, ctx.groups = win, groups
         ctx.save_for_backward(x, g)
         cols = im2col(x.array, win) if cols is None else cols
+        rows = _rows_by_channel(g.array, groups) if g_rows is None else g_rows
         xp = namespace(cols)
         c3 = xp.reshape(cols, (groups, cols.shape[0] // groups, cols.shape[1]))
-        return (xp.reshape(_gemm(_rows_by_channel(g.array, groups), xp.matrix_transpose(c3),
-                                 groups), w_shape))
+        return xp.reshape(_gemm(rows, xp.matrix_transpose(c3), groups), w_shape)
 
     @staticmethod
     def backward(ctx, gw):
@@ -436,7 +442,7 @@ class Conv2dWeight(Function):
         need_x, need_g = ctx.needs_input_grad[:2]
         dx = Conv2dInput.apply(g, gw, ctx.win, ctx.groups, x.shape) if need_x else None
         dg = Conv2dFunction.apply(x, gw, None, ctx.win, ctx.groups) if need_g else None
-        return dx, dg, None, None, None, None
+        return dx, dg, None, None, None, None, None
 
 # %% ../../nbs/07_conv.ipynb #9c027d96
 def _ints(value, n, name, op="convolution"):
