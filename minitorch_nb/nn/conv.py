@@ -163,17 +163,21 @@ def col2im_all(self: NumpyBackend, cols, shape, win):
     adopted."""
     return self.adopt(col2im_numpy(as_numpy_view(cols), shape, win), cols.device)
 
+def _contiguous(a):
+    "A row-major copy of `a` unless it is one already (numpy arrays and NDArrays alike)."
+    return np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a.compact()
+
 def whole_window(shape, win):
     "True when the one window of an (N, C, H, W) input is the whole of it, unpadded."
     return tuple(win.padding) == (0, 0) and tuple(win.kernel) == tuple(shape[2:]) \
         and tuple(win.out) == (1, 1)
 
 def im2col(x, win, value=0):
-    """im2col on any device: a transposed view for a whole-input window, numpy arrays directly, an
-    NDArray by its backend's one call, else the general path."""
+    """im2col on any device: a transposed copy for a whole-input window, numpy arrays directly,
+    an NDArray by its backend's one call, else the general path."""
     xp = namespace(x)
     if whole_window(x.shape, win):  # column n is image n: x as (N, C·H·W), transposed
-        return xp.matrix_transpose(xp.reshape(x, (x.shape[0], -1)))
+        return _contiguous(xp.matrix_transpose(xp.reshape(x, (x.shape[0], -1))))
     if isinstance(x, np.ndarray): return im2col_numpy(x, win, value)
     return shortcut(x.backend.im2col_all, im2col_strided, x, win, value)
 
@@ -181,8 +185,7 @@ def col2im(cols, shape, win):
     "col2im on any device, like im2col: for a whole-input window, a transposed copy."
     xp = namespace(cols)
     if whole_window(shape, win):  # a view with the transpose's strides, then the one copy
-        view = xp.reshape(xp.matrix_transpose(cols), tuple(shape))
-        return np.ascontiguousarray(view) if isinstance(view, np.ndarray) else view.compact()
+        return _contiguous(xp.reshape(xp.matrix_transpose(cols), tuple(shape)))
     if isinstance(cols, np.ndarray): return col2im_numpy(cols, tuple(shape), win)
     return shortcut(cols.backend.col2im_all, col2im_strided, cols.compact(), tuple(shape), win)
 
@@ -338,10 +341,6 @@ def col2im_all(self: CudaBackend, cols, shape, win):
     return out
 
 # %% ../../nbs/07_conv.ipynb #febefe72
-def _contiguous(a):
-    "A row-major copy of `a` unless it is one already (numpy arrays and NDArrays alike)."
-    return np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a.compact()
-
 def _grouped(w, groups):
     """A weight (O, C/groups, kh, kw) as the matrices of its groups: (groups, O/groups,
     C/groups·kh·kw)."""
