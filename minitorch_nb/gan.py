@@ -12,16 +12,19 @@ import math
 import numpy as np
 from .autograd import no_grad
 from .ops import ones_like, zeros_like, randn, tensor
-from .nn.modules import (Sequential, Linear, ReLU, LeakyReLU, Tanh, Flatten, normal_, zeros_,
-                                     binary_cross_entropy_with_logits)
+from .nn.modules import (Sequential, Linear, ReLU, LeakyReLU, Tanh, Flatten, normal_,
+                                     zeros_, binary_cross_entropy_with_logits)
 from .nn.conv import Conv2d, ConvTranspose2d
 from .nn.norm import BatchNorm2d
 
 # %% ../nbs/12_gan.ipynb #7e9655ec
 def generator_loss(fake_logits, kind="non_saturating"):
-    "G's loss from D's logits on generated samples: -log D(G(z)) ('non_saturating') or log(1 - D(G(z))) ('minimax')."
-    if kind == "non_saturating": return binary_cross_entropy_with_logits(fake_logits, ones_like(fake_logits))
-    if kind == "minimax": return -binary_cross_entropy_with_logits(fake_logits, zeros_like(fake_logits))
+    """G's loss from D's logits on generated samples: -log D(G(z)) ('non_saturating') or log(1 -
+    D(G(z))) ('minimax')."""
+    if kind == "non_saturating":
+        return binary_cross_entropy_with_logits(fake_logits, ones_like(fake_logits))
+    if kind == "minimax":
+        return -binary_cross_entropy_with_logits(fake_logits, zeros_like(fake_logits))
     raise ValueError(f"kind must be 'non_saturating' or 'minimax', got {kind!r}")
 
 def discriminator_loss(real_logits, fake_logits):
@@ -36,7 +39,8 @@ def ring_centers(modes=8, radius=2.0):
     return radius * np.stack([np.cos(angles), np.sin(angles)], 1)
 
 def ring_of_gaussians(n, modes=8, radius=2.0, std=0.02, generator=None):
-    "n points (float32, (n, 2)) from `modes` equally likely Gaussians of std `std` on a circle of `radius`."
+    """n points (float32, (n, 2)) from `modes` equally likely Gaussians of std `std` on a circle of
+    `radius`."""
     rng = generator if generator is not None else np.random.default_rng()
     centers = ring_centers(modes, radius)[rng.integers(0, modes, n)]
     return (centers + std * rng.standard_normal((n, 2))).astype(np.float32)
@@ -49,7 +53,8 @@ def mlp(n_in, n_out, hidden=128, depth=3):
 
 # %% ../nbs/12_gan.ipynb #e12f202d
 def mode_coverage(samples, modes=8, radius=2.0, std=0.02, near=0.25, min_share=0.02):
-    "Modes covered (at least `min_share` of the samples within `near` of the center) and the share of samples within 3 std of a center."
+    """Modes covered (at least `min_share` of the samples within `near` of the center) and the share
+    of samples within 3 std of a center."""
     dist = np.linalg.norm(samples[:, None, :] - ring_centers(modes, radius)[None], axis=2)
     close = dist.min(1) < near
     counts = np.bincount(dist.argmin(1)[close], minlength=modes)
@@ -57,11 +62,13 @@ def mode_coverage(samples, modes=8, radius=2.0, std=0.02, near=0.25, min_share=0
 
 # %% ../nbs/12_gan.ipynb #17623324
 def d_step(D, opt_d, real, fake, retain_graph=False):
-    "One discriminator update, real -> 1 and fake -> 0; returns (loss, mean D(real), mean D(fake)) as floats."
+    """One discriminator update, real -> 1 and fake -> 0; returns (loss, mean D(real), mean D(fake))
+    as floats."""
     real_logits, fake_logits = D(real), D(fake)
     loss = discriminator_loss(real_logits, fake_logits)
     opt_d.zero_grad(); loss.backward(retain_graph=retain_graph); opt_d.step()
-    with no_grad(): return loss.item(), real_logits.sigmoid().mean().item(), fake_logits.sigmoid().mean().item()
+    with no_grad():
+        return loss.item(), real_logits.sigmoid().mean().item(), fake_logits.sigmoid().mean().item()
 
 def g_step(D, opt_g, fake, kind="non_saturating"):
     "One generator update through D (the generator's graph is in `fake`); returns the loss."
@@ -70,7 +77,8 @@ def g_step(D, opt_g, fake, kind="non_saturating"):
     return loss.item()
 
 def gan_step(G, D, opt_g, opt_d, real, z, kind="non_saturating"):
-    "One round: D learns on real and G(z).detach(), then G learns through the updated D; a dict of floats."
+    """One round: D learns on real and G(z).detach(), then G learns through the updated D; a dict of
+    floats."""
     fake = G(z)
     d_loss, d_real, d_fake = d_step(D, opt_d, real, fake.detach())
     g_loss = g_step(D, opt_g, fake, kind)
@@ -93,7 +101,8 @@ def dcgan_discriminator(width=32):
 
 # %% ../nbs/12_gan.ipynb #94e93da1
 def dcgan_init(m):
-    "DCGAN's initialization, for Module.apply: conv weights ~ N(0, 0.02), BatchNorm scales ~ N(1, 0.02), biases 0."
+    """DCGAN's initialization, for Module.apply: conv weights ~ N(0, 0.02), BatchNorm scales ~ N(1,
+    0.02), biases 0."""
     if isinstance(m, (Conv2d, ConvTranspose2d)):
         normal_(m.weight, 0.0, 0.02)
         if m.bias is not None: zeros_(m.bias)
@@ -102,19 +111,23 @@ def dcgan_init(m):
 
 # %% ../nbs/12_gan.ipynb #323669a6
 def sample(G, z):
-    "G's images for codes z, in evaluation mode and without a graph, as a numpy array; G is left in training mode."
+    """G's images for codes z, in evaluation mode and without a graph, as a numpy array; G is left
+    in training mode."""
     G.eval()
     with no_grad(): images = G(z).to("numpy").numpy()
     G.train()
     return images
 
-def train_dcgan(G, D, opt_g, opt_d, images, epochs, batch_size=64, z_fixed=None, seed=0, device="cpu"):
-    "Alternating GAN steps over shuffled batches of `images` (numpy, in [-1, 1]); per-step history, per-epoch samples."
+def train_dcgan(G, D, opt_g, opt_d, images, epochs, batch_size=64, z_fixed=None, seed=0,
+                device="cpu"):
+    """Alternating GAN steps over shuffled batches of `images` (numpy, in [-1, 1]); per-step
+    history, per-epoch samples."""
     rng = np.random.default_rng(seed)
     history, grids = [], []
     for epoch in range(epochs):
         order = rng.permutation(len(images))
-        for start in range(0, len(images) - batch_size + 1, batch_size):  # the last partial batch is dropped
+        # the last partial batch is dropped
+        for start in range(0, len(images) - batch_size + 1, batch_size):
             real = tensor(images[order[start:start + batch_size]], device=device)
             z = randn(batch_size, G[0].in_channels, 1, 1, device=device)
             history.append(gan_step(G, D, opt_g, opt_d, real, z))
@@ -123,7 +136,8 @@ def train_dcgan(G, D, opt_g, opt_d, images, epochs, batch_size=64, z_fixed=None,
 
 # %% ../nbs/12_gan.ipynb #5e03749c
 def image_grid(images, rows=8, pad=2):
-    "A (N, 1, H, W) batch in [-1, 1] as one 2-d array of `rows` rows, with `pad` pixels of background between."
+    """A (N, 1, H, W) batch in [-1, 1] as one 2-d array of `rows` rows, with `pad` pixels of
+    background between."""
     n, _, h, w = images.shape
     cols = math.ceil(n / rows)
     grid = np.full((rows * (h + pad) - pad, cols * (w + pad) - pad), -1.0, np.float32)
@@ -134,16 +148,19 @@ def image_grid(images, rows=8, pad=2):
 
 # %% ../nbs/12_gan.ipynb #10869adf
 def classifier_score(probs):
-    "From class probabilities (N, C): mean confidence, entropy (nats) of the predicted-label histogram, classes seen, histogram."
+    """From class probabilities (N, C): mean confidence, entropy (nats) of the predicted-label
+    histogram, classes seen, histogram."""
     labels = probs.argmax(1)
     hist = np.bincount(labels, minlength=probs.shape[1]) / len(labels)
     seen = hist[hist > 0]
-    return dict(confidence=float(probs.max(1).mean()), entropy=float((seen * np.log(1 / seen)).sum()),
+    return dict(confidence=float(probs.max(1).mean()),
+                entropy=float((seen * np.log(1 / seen)).sum()),
                 classes=int((hist > 0).sum()), histogram=hist)
 
 # %% ../nbs/12_gan.ipynb #9e9113c6
 def slerp(z0, z1, t):
-    "Spherical interpolation between two codes (numpy arrays) at fractions t (1-d): shape (len(t), *z0.shape)."
+    """Spherical interpolation between two codes (numpy arrays) at fractions t (1-d): shape (len(t),
+    *z0.shape)."""
     a, b = z0.ravel().astype(np.float64), z1.ravel().astype(np.float64)
     omega = math.acos(np.clip(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)), -1, 1))
     t = np.asarray(t, np.float64)[:, None]

@@ -369,7 +369,8 @@ STALE_CACHE_DROPPED = drop_stale_cache()  # True when this import found the cach
 # %% ../../nbs/06a_cpu_kernels.ipynb #d9277a3b
 @njit(**PAR)
 def where_kernel(out, o_str, o_off, c, c_str, c_off, a, a_str, a_off, b, b_str, b_off, shape):
-    "out = a where c else b, elementwise."
+    """out = a where c else b, elementwise. Both values are loaded before the choice, so the
+    choice compiles to a select instruction, not a branch (see below)."""
     rows, chunks, inner = split_rows(shape, CHUNK)
     nd = shape.size
     so, sc, sa, sb = o_str[nd - 1], c_str[nd - 1], a_str[nd - 1], b_str[nd - 1]
@@ -381,8 +382,22 @@ def where_kernel(out, o_str, o_off, c, c_str, c_off, a, a_str, a_off, b, b_str, 
         pc = cpu_position_of(row, shape, c_str, c_off, nd - 1)
         pa = cpu_position_of(row, shape, a_str, a_off, nd - 1)
         pb = cpu_position_of(row, shape, b_str, b_off, nd - 1)
-        for k in range(lo, hi):
-            out[po + k * so] = a[pa + k * sa] if c[pc + k * sc] else b[pb + k * sb]
+        # unit strides (one side may be a broadcast value, e.g. a gradient masked to 0): slices
+        # from 0, vectorised like map_loop's
+        if so == 1 and sc == 1 and sa == 1 and sb == 1:
+            o, m = out[po + lo:po + hi], c[pc + lo:pc + hi]
+            x, y = a[pa + lo:pa + hi], b[pb + lo:pb + hi]
+            for k in range(hi - lo): o[k] = x[k] if m[k] else y[k]
+        elif so == 1 and sc == 1 and sa == 1 and sb == 0:
+            o, m, x, yv = out[po + lo:po + hi], c[pc + lo:pc + hi], a[pa + lo:pa + hi], b[pb]
+            for k in range(hi - lo): o[k] = x[k] if m[k] else yv
+        elif so == 1 and sc == 1 and sa == 0 and sb == 1:
+            o, m, xv, y = out[po + lo:po + hi], c[pc + lo:pc + hi], a[pa], b[pb + lo:pb + hi]
+            for k in range(hi - lo): o[k] = xv if m[k] else y[k]
+        else:
+            for k in range(lo, hi):
+                x, y = a[pa + k * sa], b[pb + k * sb]
+                out[po + k * so] = x if c[pc + k * sc] else y
 
 @njit(**PAR)
 def copy_kernel(out, o_str, o_off, a, a_str, a_off, shape):

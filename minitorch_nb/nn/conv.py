@@ -4,9 +4,9 @@
 
 # %% auto #0
 __all__ = ['Windows', 'KERNEL_DTYPES', 'GPU_DTYPES', 'PADDING_MODES', 'conv_out_size', 'conv2d_loops', 'frame_size',
-           'frame_numpy', 'windows_numpy', 'im2col_numpy', 'col2im_numpy', 'im2col_strided', 'col2im_strided', 'im2col',
-           'col2im', 'valid_columns', 'im2col_kernel', 'col2im_kernel', 'gpu_im2col_kernel', 'gpu_col2im_kernel',
-           'Conv2dFunction', 'Conv2dInput', 'Conv2dWeight', 'same_padding', 'conv2d', 'conv1d',
+           'frame_numpy', 'windows_numpy', 'im2col_numpy', 'col2im_numpy', 'im2col_strided', 'col2im_strided',
+           'whole_window', 'im2col', 'col2im', 'valid_columns', 'im2col_kernel', 'col2im_kernel', 'gpu_im2col_kernel',
+           'gpu_col2im_kernel', 'Conv2dFunction', 'Conv2dInput', 'Conv2dWeight', 'same_padding', 'conv2d', 'conv1d',
            'conv_transpose_out_size', 'conv_transpose2d', 'conv_transpose1d', 'lowest', 'first_inside',
            'max_pool_numpy', 'max_pool_backward_numpy', 'max_pool_kernel', 'max_pool_backward_kernel',
            'max_pool_strided', 'max_pool_backward_strided', 'max_pool', 'max_pool_backward', 'pool_out_size',
@@ -27,28 +27,33 @@ from ..ops import stack
 from ..ndarray import NDArray, Backend, NumpyBackend, as_numpy_view, shortcut
 from ..backends.cpu import CpuBackend, PAR
 from ..backends.cuda import CudaBackend, launch, blocks_for, _meta
-from .modules import (Module, kaiming_uniform_, uniform_, _calculate_fan_in_and_fan_out,
-                                     _empty_parameter, _expect_tensor, _constant_like, pad, Sequential, ReLU,
-                                     Flatten, Dropout, Linear)
+from .modules import (Module, kaiming_uniform_, uniform_,
+                                     _calculate_fan_in_and_fan_out,
+                                     _empty_parameter, _expect_tensor, _constant_like, pad,
+                                     Sequential, ReLU, Flatten, Dropout, Linear)
 
 # %% ../../nbs/07_conv.ipynb #bea66873
 def conv_out_size(n, k, stride=1, padding=0, dilation=1):
-    "Window positions along a dimension of size n, padded by `padding` in all (both sides together)."
+    """Window positions along a dimension of size n, padded by `padding` in all (both sides
+    together)."""
     return (n + padding - dilation * (k - 1) - 1) // stride + 1
 
 Windows = namedtuple("Windows", "kernel stride padding dilation out")
-Windows.__doc__ = ("Where the sliding windows of a convolution or a pooling lie: each field a (rows, columns) "
-                   "pair; `padding` is the padding before the first row and column, `out` the output size.")
+Windows.__doc__ = ("Where the sliding windows of a convolution or a pooling lie: each field a "
+                   "(rows, columns) pair; `padding` is the padding before the first row and "
+                   "column, `out` the output size.")
 
 # %% ../../nbs/07_conv.ipynb #5f0ac1a9
 def conv2d_loops(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
-    "The direct convolution as seven nested loops over numpy arrays (NCHW): the oracle for everything faster."
+    """The direct convolution as seven nested loops over numpy arrays (NCHW): the oracle for
+    everything faster."""
     (N, C, H, W), (O, Cg, KH, KW), s, p, d = x.shape, w.shape, stride, padding, dilation
     Ho, Wo = conv_out_size(H, KH, s, 2 * p, d), conv_out_size(W, KW, s, 2 * p, d)
     out = np.zeros((N, O, Ho, Wo), np.result_type(x, w))
     for n in range(N):                       # 1: each image
         for o in range(O):                   # 2: each output channel (filter)
-            first = o // (O // groups) * Cg  # the filter's group reads input channels first .. first + Cg - 1
+            # the filter's group reads input channels first .. first + Cg - 1
+            first = o // (O // groups) * Cg
             for i in range(Ho):              # 3, 4: each output position
                 for j in range(Wo):
                     acc = 0.0 if b is None else b[o]
@@ -56,113 +61,148 @@ def conv2d_loops(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
                         for ki in range(KH): # 6, 7: each kernel position
                             for kj in range(KW):
                                 h, v = i * s - p + ki * d, j * s - p + kj * d
-                                if 0 <= h < H and 0 <= v < W: acc += x[n, first + c, h, v] * w[o, c, ki, kj]
+                                if 0 <= h < H and 0 <= v < W:
+                                    acc += x[n, first + c, h, v] * w[o, c, ki, kj]
                     out[n, o, i, j] = acc
     return out
 
 # %% ../../nbs/07_conv.ipynb #40445589
 def frame_size(H, W, win):
-    "Rows and columns of the padded frame that holds the input and every window (the padding made real)."
+    """Rows and columns of the padded frame that holds the input and every window (the padding made
+    real)."""
     (kh, kw), (sh, sw), (ph, pw), (dh, dw), (ho, wo) = win
-    return max(ph + H, (ho - 1) * sh + (kh - 1) * dh + 1), max(pw + W, (wo - 1) * sw + (kw - 1) * dw + 1)
+    return (max(ph + H, (ho - 1) * sh + (kh - 1) * dh + 1),
+            max(pw + W, (wo - 1) * sw + (kw - 1) * dw + 1))
 
 def frame_numpy(x, win, value=0):
     "x (N, C, H, W) copied into a frame of `value`, large enough for every window."
     (N, C, H, W), (ph, pw) = x.shape, win.padding
-    if (ph, pw) == (0, 0) and frame_size(H, W, win) == (H, W): return x  # the windows fit: no frame needed
+    if (ph, pw) == (0, 0) and frame_size(H, W, win) == (H, W):
+        return x  # the windows fit: no frame needed
     out = np.full((N, C, *frame_size(H, W, win)), value, x.dtype)
     out[:, :, ph:ph + H, pw:pw + W] = x
     return out
 
 def windows_numpy(frame, win):
-    "The 6-D view (C, kh, kw, N, H_out, W_out) of every window of a framed array: new strides, no copy."
+    """The 6-D view (C, kh, kw, N, H_out, W_out) of every window of a framed array: new strides, no
+    copy."""
     (kh, kw), (sh, sw), _, (dh, dw), (ho, wo) = win
     (N, C), (sN, sC, sH, sW) = frame.shape[:2], frame.strides
     return np.lib.stride_tricks.as_strided(frame, (C, kh, kw, N, ho, wo),
-                                           (sC, sH * dh, sW * dw, sN, sH * sh, sW * sw), writeable=False)
+                                           (sC, sH * dh, sW * dw, sN, sH * sh, sW * sw),
+                                           writeable=False)
 
 def im2col_numpy(x, win, value=0):
-    "The im2col matrix (C·kh·kw, N·H_out·W_out) of x: the 6-D view, then the reshape, which must copy."
+    """The im2col matrix (C·kh·kw, N·H_out·W_out) of x: the 6-D view, then the reshape, which must
+    copy."""
     (N, C), (kh, kw), (ho, wo) = x.shape[:2], win.kernel, win.out
     return windows_numpy(frame_numpy(x, win, value), win).reshape(C * kh * kw, N * ho * wo)
 
 # %% ../../nbs/07_conv.ipynb #94489ee4
 def col2im_numpy(cols, shape, win):
-    """Add each entry of an im2col matrix back at the input position it was read from: one strided add per
-    kernel offset (i, j), into a frame ordered (C, N, ...) like the matrix's rows, transposed to NCHW at the end."""
+    """Add each entry of an im2col matrix back at the input position it was read from: one strided
+    add per kernel offset (i, j), into a frame ordered (C, N, ...) like the matrix's rows,
+    transposed to NCHW at the end."""
     (N, C, H, W), (kh, kw), (sh, sw), (ph, pw), (dh, dw), (ho, wo) = shape, *win
     frame = np.zeros((C, N, *frame_size(H, W, win)), cols.dtype)
     c6 = cols.reshape(C, kh, kw, N, ho, wo)
     for i in range(kh):
-        for j in range(kw):  # the positions read by kernel offset (i, j): a strided slice of the frame
+        # the positions read by kernel offset (i, j): a strided slice of the frame
+        for j in range(kw):
             rows = slice(i * dh, i * dh + (ho - 1) * sh + 1, sh)
             frame[:, :, rows, j * dw:j * dw + (wo - 1) * sw + 1:sw] += c6[:, i, j]
     return np.ascontiguousarray(frame[:, :, ph:ph + H, pw:pw + W].transpose(1, 0, 2, 3))
 
 # %% ../../nbs/07_conv.ipynb #66ca7fd3
 def im2col_strided(x, win, value=0):
-    "The general path for an NDArray of any device: a framed copy, the 6-D view, and NDArray's copying reshape."
+    """The general path for an NDArray of any device: a framed copy, the 6-D view, and NDArray's
+    copying reshape."""
     (N, C, H, W), (kh, kw), (sh, sw), (ph, pw), (dh, dw), (ho, wo) = x.shape, *win
     frame = namespace(x).full((N, C, *frame_size(H, W, win)), value, dtype=x.dtype)
     frame[:, :, ph:ph + H, pw:pw + W] = x
     sN, sC, sH, sW = frame.strides
-    view = frame.as_strided((C, kh, kw, N, ho, wo), (sC, sH * dh, sW * dw, sN, sH * sh, sW * sw), frame.offset)
+    view = frame.as_strided((C, kh, kw, N, ho, wo),
+                            (sC, sH * dh, sW * dw, sN, sH * sh, sW * sw), frame.offset)
     return view.reshape(C * kh * kw, N * ho * wo)
 
 def col2im_strided(cols, shape, win):
-    "The general path of col2im: NDArray's in-place add into one strided view of a zero frame per (i, j)."
+    """The general path of col2im: NDArray's in-place add into one strided view of a zero frame per
+    (i, j)."""
     (N, C, H, W), (kh, kw), (sh, sw), (ph, pw), (dh, dw), (ho, wo) = shape, *win
     frame = namespace(cols).zeros((N, C, *frame_size(H, W, win)), dtype=cols.dtype)
     c6 = cols.reshape(C, kh, kw, N, ho, wo)
     for i in range(kh):
         for j in range(kw):
-            part = frame[:, :, i * dh:i * dh + (ho - 1) * sh + 1:sh, j * dw:j * dw + (wo - 1) * sw + 1:sw]
+            rows = slice(i * dh, i * dh + (ho - 1) * sh + 1, sh)
+            part = frame[:, :, rows, j * dw:j * dw + (wo - 1) * sw + 1:sw]
             part += c6[:, i, j].permute(1, 0, 2, 3)  # writes through the view into the frame
     return frame[:, :, ph:ph + H, pw:pw + W].copy()
 
 # %% ../../nbs/07_conv.ipynb #e52e82f8
 @patch
 def im2col_all(self: Backend, x, win, value=0):
-    "im2col of an (N, C, H, W) array in one call, as a new (C·kh·kw, N·H_out·W_out) array, or NotImplemented."
+    """im2col of an (N, C, H, W) array in one call, as a new (C·kh·kw, N·H_out·W_out) array, or
+    NotImplemented."""
     return NotImplemented
 
 @patch
 def col2im_all(self: Backend, cols, shape, win):
-    "col2im of a compact (C·kh·kw, N·H_out·W_out) array into a new array of `shape`, or NotImplemented."
+    """col2im of a compact (C·kh·kw, N·H_out·W_out) array into a new array of `shape`, or
+    NotImplemented."""
     return NotImplemented
 
 @patch
 def im2col_all(self: NumpyBackend, x, win, value=0):
-    "numpy's im2col on the view of the buffer (as_strided, then the copying reshape), its result adopted."
+    """numpy's im2col on the view of the buffer (as_strided, then the copying reshape), its result
+    adopted."""
     return self.adopt(im2col_numpy(as_numpy_view(x), win, value), x.device)
 
 @patch
 def col2im_all(self: NumpyBackend, cols, shape, win):
-    "numpy's col2im (one strided add per kernel offset) on the view of the buffer, its result adopted."
+    """numpy's col2im (one strided add per kernel offset) on the view of the buffer, its result
+    adopted."""
     return self.adopt(col2im_numpy(as_numpy_view(cols), shape, win), cols.device)
 
+def _contiguous(a):
+    "A row-major copy of `a` unless it is one already (numpy arrays and NDArrays alike)."
+    return np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a.compact()
+
+def whole_window(shape, win):
+    "True when the one window of an (N, C, H, W) input is the whole of it, unpadded."
+    return tuple(win.padding) == (0, 0) and tuple(win.kernel) == tuple(shape[2:]) \
+        and tuple(win.out) == (1, 1)
+
 def im2col(x, win, value=0):
-    "im2col on any device: numpy arrays directly, an NDArray by its backend's one call, else the general path."
+    """im2col on any device: a transposed copy for a whole-input window, numpy arrays directly,
+    an NDArray by its backend's one call, else the general path."""
+    xp = namespace(x)
+    if whole_window(x.shape, win):  # column n is image n: x as (N, C·H·W), transposed
+        return _contiguous(xp.matrix_transpose(xp.reshape(x, (x.shape[0], -1))))
     if isinstance(x, np.ndarray): return im2col_numpy(x, win, value)
     return shortcut(x.backend.im2col_all, im2col_strided, x, win, value)
 
 def col2im(cols, shape, win):
-    "col2im on any device, like im2col."
+    "col2im on any device, like im2col: for a whole-input window, a transposed copy."
+    xp = namespace(cols)
+    if whole_window(shape, win):  # a view with the transpose's strides, then the one copy
+        return _contiguous(xp.reshape(xp.matrix_transpose(cols), tuple(shape)))
     if isinstance(cols, np.ndarray): return col2im_numpy(cols, tuple(shape), win)
     return shortcut(cols.backend.col2im_all, col2im_strided, cols.compact(), tuple(shape), win)
 
 # %% ../../nbs/07_conv.ipynb #c6d9a018
 @njit(inline="always")
 def valid_columns(w0, sw, W, wo):
-    "The output columns [lo, hi) whose input column w0 + ow·sw lies inside 0..W-1 (the rest read padding)."
+    """The output columns [lo, hi) whose input column w0 + ow·sw lies inside 0..W-1 (the rest read
+    padding)."""
     lo = 0 if w0 >= 0 else min(wo, (sw - 1 - w0) // sw)
     return lo, max(lo, min(wo, (W - 1 - w0) // sw + 1))
 
 @njit(**PAR)
 def im2col_kernel(cols, x, xs, xo, N, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, ho, wo, value):
-    """cols[(c, i, j), (n, oh, ow)] = x[n, c, oh·sh - ph + i·dh, ow·sw - pw + j·dw], `value` outside x.
-    x is any strided buffer (strides xs, offset xo); one parallel task per (image, channel) plane, in the
-    order (c, n): neighbouring tasks fill neighbouring stretches of each row of the matrix."""
+    """cols[(c, i, j), (n, oh, ow)] = x[n, c, oh·sh - ph + i·dh, ow·sw - pw + j·dw], `value` outside
+    x. x is any strided buffer (strides xs, offset xo); one parallel task per (image, channel)
+    plane, in the order (c, n): neighbouring tasks fill neighbouring stretches of each row of the
+    matrix."""
     for task in prange(N * C):
         c, n = task // N, task % N
         plane = xo + n * xs[0] + c * xs[1]
@@ -188,8 +228,9 @@ def im2col_kernel(cols, x, xs, xo, N, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, h
 # %% ../../nbs/07_conv.ipynb #c291cef0
 @njit(**PAR)
 def col2im_kernel(out, cols, N, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, ho, wo):
-    """The scatter-add of im2col: out (compact N, C, H, W) gets every entry of cols added at the position it was
-    read from. One task per (image, channel) plane, so no two tasks ever write the same element."""
+    """The scatter-add of im2col: out (compact N, C, H, W) gets every entry of cols added at the
+    position it was read from. One task per (image, channel) plane, so no two tasks ever write the
+    same element."""
     for task in prange(N * C):
         n, c = task // C, task % C
         plane = out[task * H * W:(task + 1) * H * W]
@@ -210,7 +251,8 @@ def col2im_kernel(out, cols, N, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, ho, wo)
                         for k in range(lo, hi): plane[dst + k * sw] += row[k]
 
 # %% ../../nbs/07_conv.ipynb #dc55be97
-KERNEL_DTYPES = tuple(map(np.dtype, ("float32", "float64", "int32", "int64")))  # what the Numba kernels compile for
+# what the Numba kernels compile for
+KERNEL_DTYPES = tuple(map(np.dtype, ("float32", "float64", "int32", "int64")))
 
 def _geometry(win):
     "The ten numbers of a Windows, flat, in the kernels' argument order."
@@ -228,7 +270,8 @@ def im2col_all(self: CpuBackend, x, win, value=0):
 
 @patch
 def col2im_all(self: CpuBackend, cols, shape, win):
-    "Numba's col2im_kernel for a compact matrix: each task owns one (image, channel) plane of the result."
+    """Numba's col2im_kernel for a compact matrix: each task owns one (image, channel) plane of the
+    result."""
     if cols.dtype not in KERNEL_DTYPES: return NumpyBackend.col2im_all(self, cols, shape, win)
     out = np.empty(shape, cols.dtype)
     col2im_kernel(out.reshape(-1), as_numpy_view(cols).reshape(-1), *shape, *_geometry(win))
@@ -236,8 +279,10 @@ def col2im_all(self: CpuBackend, cols, shape, win):
 
 # %% ../../nbs/07_conv.ipynb #63ea7064
 @numba_cuda.jit
-def gpu_im2col_kernel(cols, x, xs, xo, N, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, ho, wo, value, total):
-    "One thread per entry of the im2col matrix (grid-stride): neighbouring threads write neighbouring columns."
+def gpu_im2col_kernel(cols, x, xs, xo, N, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, ho, wo,
+                      value, total):
+    """One thread per entry of the im2col matrix (grid-stride): neighbouring threads write
+    neighbouring columns."""
     for t in range(numba_cuda.grid(1), total, numba_cuda.gridsize(1)):
         ow, r = t % wo, t // wo
         oh, r = r % ho, r // ho
@@ -245,20 +290,23 @@ def gpu_im2col_kernel(cols, x, xs, xo, N, C, H, W, kh, kw, sh, sw, ph, pw, dh, d
         j, r = r % kw, r // kw
         i, c = r % kh, r // kh
         h, w = oh * sh - ph + i * dh, ow * sw - pw + j * dw
-        if h >= 0 and h < H and w >= 0 and w < W: cols[t] = x[xo + n * xs[0] + c * xs[1] + h * xs[2] + w * xs[3]]
+        if h >= 0 and h < H and w >= 0 and w < W:
+            cols[t] = x[xo + n * xs[0] + c * xs[1] + h * xs[2] + w * xs[3]]
         else: cols[t] = value
 
 @numba_cuda.jit
 def gpu_col2im_kernel(out, cols, N, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, ho, wo, total):
-    """One thread per input element: it sums the matrix entries that were read from it. col2im as a gather,
-    so no two threads write one place: no atomics, and the same sum in the same order on every run."""
+    """One thread per input element: it sums the matrix entries that were read from it. col2im as a
+    gather, so no two threads write one place: no atomics, and the same sum in the same order on
+    every run."""
     for t in range(numba_cuda.grid(1), total, numba_cuda.gridsize(1)):
         w, r = t % W, t // W
         h, r = r % H, r // H
         c, n = r % C, r // C
         acc = 0.0
         for i in range(kh):
-            hh = h + ph - i * dh  # = oh·sh for the output row that read (h, w) with offset i, if any
+            # = oh·sh for the output row that read (h, w) with offset i, if any
+            hh = h + ph - i * dh
             if hh < 0 or hh % sh != 0 or hh // sh >= ho: continue
             for j in range(kw):
                 ww = w + pw - j * dw
@@ -276,7 +324,8 @@ def im2col_all(self: CudaBackend, x, win, value=0):
     (N, C, H, W), (kh, kw), (ho, wo) = x.shape, win.kernel, win.out
     out = namespace(x).empty((C * kh * kw, N * ho * wo), dtype=x.dtype)
     if out.size:
-        launch(gpu_im2col_kernel, blocks_for(out.size))(out.buffer, x.buffer, _meta(x.strides), x.offset, N, C, H, W,
+        launch(gpu_im2col_kernel, blocks_for(out.size))(out.buffer, x.buffer, _meta(x.strides),
+                                                        x.offset, N, C, H, W,
                                                         *_geometry(win), float(value), out.size)
     return out
 
@@ -286,17 +335,15 @@ def col2im_all(self: CudaBackend, cols, shape, win):
     if cols.dtype not in GPU_DTYPES: return NotImplemented
     out = namespace(cols).empty(shape, dtype=cols.dtype)
     if out.size:
-        launch(gpu_col2im_kernel, blocks_for(out.size))(out.buffer, cols.buffer[cols.offset:], *shape,
+        launch(gpu_col2im_kernel, blocks_for(out.size))(out.buffer,
+                                                        cols.buffer[cols.offset:], *shape,
                                                         *_geometry(win), out.size)
     return out
 
 # %% ../../nbs/07_conv.ipynb #febefe72
-def _contiguous(a):
-    "A row-major copy of `a` unless it is one already (numpy arrays and NDArrays alike)."
-    return np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a.compact()
-
 def _grouped(w, groups):
-    "A weight (O, C/groups, kh, kw) as the matrices of its groups: (groups, O/groups, C/groups·kh·kw)."
+    """A weight (O, C/groups, kh, kw) as the matrices of its groups: (groups, O/groups,
+    C/groups·kh·kw)."""
     return namespace(w).reshape(w, (groups, w.shape[0] // groups, math.prod(w.shape[1:])))
 
 def _gemm(a, b, groups):
@@ -306,7 +353,8 @@ def _gemm(a, b, groups):
     return xp.matmul(a, b)
 
 def _rows_by_channel(g, groups):
-    "An (N, O, H, W) gradient as (groups, O/groups, N·H·W): rows are output channels, as the GEMM yields them."
+    """An (N, O, H, W) gradient as (groups, O/groups, N·H·W): rows are output channels, as the GEMM
+    yields them."""
     N, O, H, W = g.shape
     xp = namespace(g)
     moved = _contiguous(xp.permute_dims(g, (1, 0, 2, 3)))
@@ -323,13 +371,15 @@ def _to_nchw(y, shape, bias):
 
 # %% ../../nbs/07_conv.ipynb #d1c6492c
 class Conv2dFunction(Function):
-    """y = w ⋆ x + b for x (N, C, H, W) and w (O, C/groups, kh, kw): im2col of x, one GEMM per group, the bias.
-    Its backward is two more convolution ops (below), so gradients of gradients work too."""
+    """y = w ⋆ x + b for x (N, C, H, W) and w (O, C/groups, kh, kw): im2col of x, one GEMM per
+    group, the bias. Its backward is two more convolution ops (below), so gradients of gradients
+    work too."""
     @staticmethod
-    def forward(ctx, x, w, b, win, groups):
+    def forward(ctx, x, w, b, win, groups, cols=None):
         xp = namespace(x.array)
-        cols = im2col(x.array, win)  # (C·kh·kw, N·H_out·W_out)
-        y = _gemm(_grouped(w.array, groups), xp.reshape(cols, (groups, cols.shape[0] // groups, cols.shape[1])), groups)
+        cols = im2col(x.array, win) if cols is None else cols  # (C·kh·kw, N·H_out·W_out)
+        y = _gemm(_grouped(w.array, groups),
+                  xp.reshape(cols, (groups, cols.shape[0] // groups, cols.shape[1])), groups)
         ctx.win, ctx.groups = win, groups
         ctx.save_for_backward(x, w, Tensor._make(cols) if ctx.needs_input_grad[1] else None)
         return _to_nchw(y, (x.shape[0], w.shape[0], *win.out), None if b is None else b.array)
@@ -338,20 +388,25 @@ class Conv2dFunction(Function):
     def backward(ctx, g):
         x, w, cols = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        gx = Conv2dInput.apply(g, w, ctx.win, ctx.groups, x.shape) if need_x else None
-        gw = Conv2dWeight.apply(x, g, ctx.win, ctx.groups, w.shape, cols.array) if need_w else None
-        return gx, gw, g.sum((0, 2, 3)) if need_b else None, None, None
+        # both gradients read g with output channels as rows: one copy for the two
+        rows = _rows_by_channel(g.array, ctx.groups) if need_x and need_w else None
+        gx = Conv2dInput.apply(g, w, ctx.win, ctx.groups, x.shape, rows) if need_x else None
+        gw = (Conv2dWeight.apply(x, g, ctx.win, ctx.groups, w.shape, cols.array, rows)
+              if need_w else None)
+        return gx, gw, g.sum((0, 2, 3)) if need_b else None, None, None, None
 
 # %% ../../nbs/07_conv.ipynb #1e9e3c06
 class Conv2dInput(Function):
-    """The gradient of a convolution with respect to its input, col2im(wᵀ g) for g (N, O, H_out, W_out): the
-    columns' gradients, added back where each column was read from. It is also the transposed convolution of g."""
+    """The gradient of a convolution with respect to its input, col2im(wᵀ g) for g (N, O, H_out,
+    W_out): the columns' gradients, added back where each column was read from. It is also the
+    transposed convolution of g."""
     @staticmethod
-    def forward(ctx, g, w, win, groups, x_shape):
+    def forward(ctx, g, w, win, groups, x_shape, g_rows=None):
         ctx.win, ctx.groups = win, groups
         ctx.save_for_backward(g, w)
         w2 = _grouped(w.array, groups)
-        dcols = _gemm(namespace(w2).matrix_transpose(w2), _rows_by_channel(g.array, groups), groups)
+        rows = _rows_by_channel(g.array, groups) if g_rows is None else g_rows
+        dcols = _gemm(namespace(w2).matrix_transpose(w2), rows, groups)
         G, rows, cols = dcols.shape
         return col2im(namespace(dcols).reshape(dcols, (G * rows, cols)), x_shape, win)
 
@@ -359,22 +414,26 @@ class Conv2dInput(Function):
     def backward(ctx, gg):
         g, w = ctx.saved_tensors
         need_g, need_w = ctx.needs_input_grad[:2]
-        dg = Conv2dFunction.apply(gg, w, None, ctx.win, ctx.groups) if need_g else None
-        dw = Conv2dWeight.apply(gg, g, ctx.win, ctx.groups, w.shape, None) if need_w else None
-        return dg, dw, None, None, None
+        # both read the im2col matrix of gg: made once for the two
+        cols = im2col(gg.array, ctx.win) if need_g and need_w else None
+        dg = Conv2dFunction.apply(gg, w, None, ctx.win, ctx.groups, cols) if need_g else None
+        dw = Conv2dWeight.apply(gg, g, ctx.win, ctx.groups, w.shape, cols) if need_w else None
+        return dg, dw, None, None, None, None
 
 # %% ../../nbs/07_conv.ipynb #63c4147b
 class Conv2dWeight(Function):
-    """The gradient of a convolution with respect to its weight: g, as rows of output channels, times the
-    transposed im2col matrix of x. One GEMM per group, over all images and positions at once."""
+    """The gradient of a convolution with respect to its weight: g, as rows of output channels,
+    times the transposed im2col matrix of x. One GEMM per group, over all images and positions at
+    once."""
     @staticmethod
-    def forward(ctx, x, g, win, groups, w_shape, cols=None):
+    def forward(ctx, x, g, win, groups, w_shape, cols=None, g_rows=None):
         ctx.win, ctx.groups = win, groups
         ctx.save_for_backward(x, g)
         cols = im2col(x.array, win) if cols is None else cols
+        rows = _rows_by_channel(g.array, groups) if g_rows is None else g_rows
         xp = namespace(cols)
         c3 = xp.reshape(cols, (groups, cols.shape[0] // groups, cols.shape[1]))
-        return xp.reshape(_gemm(_rows_by_channel(g.array, groups), xp.matrix_transpose(c3), groups), w_shape)
+        return xp.reshape(_gemm(rows, xp.matrix_transpose(c3), groups), w_shape)
 
     @staticmethod
     def backward(ctx, gw):
@@ -382,42 +441,49 @@ class Conv2dWeight(Function):
         need_x, need_g = ctx.needs_input_grad[:2]
         dx = Conv2dInput.apply(g, gw, ctx.win, ctx.groups, x.shape) if need_x else None
         dg = Conv2dFunction.apply(x, gw, None, ctx.win, ctx.groups) if need_g else None
-        return dx, dg, None, None, None, None
+        return dx, dg, None, None, None, None, None
 
 # %% ../../nbs/07_conv.ipynb #9c027d96
 def _ints(value, n, name, op="convolution"):
     "An int, or a sequence of 1 or n ints, as a tuple of n ints (PyTorch's expand_param_if_needed)."
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool): return (int(value),) * n
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return (int(value),) * n
     try: values = tuple(value)
     except TypeError:
-        raise TypeError(f"{op}: {name} must be an int or a tuple of {n} ints, got {type(value).__name__}") from None
+        raise TypeError(f"{op}: {name} must be an int or a tuple of {n} ints, got "
+                        f"{type(value).__name__}") from None
     if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values):
         raise TypeError(f"{op}: {name} must be an int or a tuple of {n} ints, got {value!r}")
     if len(values) == 1: return (int(values[0]),) * n
     if len(values) != n:
-        raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} values to match the "
-                           f"convolution dimensions, but got {name}={list(values)}")
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} values "
+                           f"to match the convolution dimensions, but got {name}={list(values)}")
     return tuple(map(int, values))
 
 def _check_positive(op, **values):
     "PyTorch's checks of stride, dilation and groups (positive) and padding (not negative)."
     for name, v in values.items():
         vs = v if isinstance(v, tuple) else (v,)
-        if name == "padding" and min(vs) < 0: raise RuntimeError(f"{op}: negative padding is not supported, got {v}")
+        if name == "padding" and min(vs) < 0:
+            raise RuntimeError(f"{op}: negative padding is not supported, got {v}")
         if name != "padding" and min(vs) <= 0:
             raise RuntimeError(f"{op}: non-positive {name} is not supported, got {v}")
 
 # %% ../../nbs/07_conv.ipynb #f0549a0b
 def same_padding(kernel, dilation):
-    "Padding (before, after) per dimension that keeps the size at stride 1: d·(k-1) in all, the extra one after."
-    return tuple((d * (k - 1) // 2, d * (k - 1) - d * (k - 1) // 2) for k, d in zip(kernel, dilation))
+    """Padding (before, after) per dimension that keeps the size at stride 1: d·(k-1) in all, the
+    extra one after."""
+    return tuple((d * (k - 1) // 2, d * (k - 1) - d * (k - 1) // 2) for k,
+                 d in zip(kernel, dilation))
 
 def _conv_padding(padding, kernel, stride, dilation, op):
     "((before, after) per spatial dimension) for an int, a tuple, 'valid' or 'same'."
     if isinstance(padding, str):
         if padding == "valid": return tuple((0, 0) for _ in kernel)
-        if padding != "same": raise RuntimeError(f"Invalid padding string: {padding!r} (use 'same' or 'valid')")
-        if any(s != 1 for s in stride): raise RuntimeError("padding='same' is not supported for strided convolutions")
+        if padding != "same":
+            raise RuntimeError(f"Invalid padding string: {padding!r} (use 'same' or 'valid')")
+        if any(s != 1 for s in stride):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
         return same_padding(kernel, dilation)
     p = _ints(padding, len(kernel), "padding", op)
     _check_positive(op, padding=p)
@@ -425,37 +491,42 @@ def _conv_padding(padding, kernel, stride, dilation, op):
 
 # %% ../../nbs/07_conv.ipynb #ef2d5658
 def _check_conv_tensors(op, input, weight, bias, dims):
-    "The checks every convolution makes first: tensors, ranks and dtypes, with PyTorch's exception types."
+    """The checks every convolution makes first: tensors, ranks and dtypes, with PyTorch's exception
+    types."""
     _expect_tensor(op, input)
     _expect_tensor(op, weight, "weight", 2)
     _expect_tensor(op, bias, "bias", 3, optional=True)
     if input.ndim not in (dims + 1, dims + 2):
-        raise RuntimeError(f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to {op}, but got input "
-                           f"of size: {list(input.shape)}")
+        raise RuntimeError(f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to "
+                           f"{op}, but got input of size: {list(input.shape)}")
     if weight.ndim != dims + 2:
-        raise RuntimeError(f"{op}: weight must have {dims + 2} dimensions (out, in / groups, kernel...), got weight "
-                           f"of size {list(weight.shape)}")
+        raise RuntimeError(f"{op}: weight must have {dims + 2} dimensions (out, in / groups, "
+                           f"kernel...), got weight of size {list(weight.shape)}")
     if input.dtype.kind == "b": raise NotImplementedError(f"\"{op}\" not implemented for 'Bool'")
     for t, name in ((weight, "weight"), (bias, "bias")):
         if t is not None and t.dtype != input.dtype:
-            raise RuntimeError(f"{op}: input type ({input.dtype}) and {name} type ({t.dtype}) should be the same")
+            raise RuntimeError(f"{op}: input type ({input.dtype}) and {name} type ({t.dtype}) "
+                               f"should be the same")
 
 def _check_channels(op, x, weight, groups, transposed=False):
-    "The weight's first dimension splits into groups; the input has as many channels as the weight expects."
+    """The weight's first dimension splits into groups; the input has as many channels as the weight
+    expects."""
     first, per_group = weight.shape[:2]
     if first == 0 or first % groups:
-        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0 (and "
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at "
+                           f"dimension 0 (and "
                            f"at least 1), but got weight of size {list(weight.shape)} instead")
     expected = first if transposed else per_group * groups
     if x.shape[1] != expected:
-        raise RuntimeError(f"Given {'transposed=1' if transposed else f'groups={groups}'}, weight of size "
-                           f"{list(weight.shape)}, expected input{list(x.shape)} to have {expected} channels, but "
-                           f"got {x.shape[1]} channels instead")
+        raise RuntimeError(f"Given {'transposed=1' if transposed else f'groups={groups}'}, weight "
+                           f"of size {list(weight.shape)}, expected input{list(x.shape)} to have "
+                           f"{expected} channels, but got {x.shape[1]} channels instead")
 
 def _check_bias(weight, bias, out_channels):
     if bias is not None and bias.shape != (out_channels,):
-        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with "
-                           f"{out_channels} elements, but got bias of size {list(bias.shape)} instead")
+        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be "
+                           f"1-dimensional with {out_channels} elements, but got bias of size "
+                           f"{list(bias.shape)} instead")
 
 # %% ../../nbs/07_conv.ipynb #ac8ec2a3
 def _spatial_2d(values, dims, fill):
@@ -476,19 +547,24 @@ def _conv(op, input, weight, bias, stride, padding, dilation, groups, dims):
     padded = [n + a + b for n, (a, b) in zip(x.shape[2:], pads)]
     span = [d * (k - 1) + 1 for k, d in zip(kernel, dilation)]
     if any(p < s for p, s in zip(padded, span)):
-        raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel size: "
-                           f"({' x '.join(map(str, span))}). Kernel size can't be greater than actual input size")
-    out = [conv_out_size(n, k, s, a + b, d) for n, k, s, (a, b), d in zip(x.shape[2:], kernel, stride, pads, dilation)]
+        raise RuntimeError(f"Calculated padded input size per channel: "
+                           f"({' x '.join(map(str, padded))}). Kernel size: "
+                           f"({' x '.join(map(str, span))}). Kernel size can't be greater than "
+                           f"actual input size")
+    out = [conv_out_size(n, k, s, a + b, d) for n, k, s, (a, b),
+           d in zip(x.shape[2:], kernel, stride, pads, dilation)]
     win = Windows(_spatial_2d(kernel, dims, 1), _spatial_2d(stride, dims, 1),
-                  _spatial_2d([a for a, _ in pads], dims, 0), _spatial_2d(dilation, dims, 1), _spatial_2d(out, dims, 1))
+                  _spatial_2d([a for a, _ in pads], dims, 0), _spatial_2d(dilation, dims, 1),
+                  _spatial_2d(out, dims, 1))
     if dims == 1: x, weight = x.unsqueeze(2), weight.unsqueeze(2)
     y = Conv2dFunction.apply(x, weight, bias, win, groups)
     if dims == 1: y = y.squeeze(2)
     return y if input.ndim == dims + 2 else y.squeeze(0)
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """PyTorch's F.conv2d: input (N, C, H, W) or (C, H, W), weight (O, C/groups, kH, kW); padding an int, a pair,
-    'valid' or 'same'. Computed by im2col and one GEMM per group; differentiable to any order."""
+    """PyTorch's F.conv2d: input (N, C, H, W) or (C, H, W), weight (O, C/groups, kH, kW); padding an
+    int, a pair, 'valid' or 'same'. Computed by im2col and one GEMM per group; differentiable to any
+    order."""
     return _conv("conv2d", input, weight, bias, stride, padding, dilation, groups, 2)
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -497,47 +573,59 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 # %% ../../nbs/07_conv.ipynb #9d0f61e8
 def conv_transpose_out_size(n, k, stride=1, padding=0, dilation=1, output_padding=0):
-    "Output size of a transposed convolution (PyTorch's formula): the input size of the convolution it reverses."
+    """Output size of a transposed convolution (PyTorch's formula): the input size of the
+    convolution it reverses."""
     return (n - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1
 
 @autocast_op("lower_precision_fp")
-def _conv_transpose(op, input, weight, bias, stride, padding, output_padding, groups, dilation, dims):
+def _conv_transpose(op, input, weight, bias, stride, padding, output_padding, groups,
+                    dilation, dims):
     "F.conv_transpose1d/2d: the input gradient of the convolution with this weight, plus the bias."
     _check_conv_tensors(op, input, weight, bias, dims)
-    if isinstance(padding, str): raise TypeError(f"{op}(): argument 'padding' must be tuple of ints, not str")
+    if isinstance(padding, str):
+        raise TypeError(f"{op}(): argument 'padding' must be tuple of ints, not str")
     x = input if input.ndim == dims + 2 else input.unsqueeze(0)
     kernel = weight.shape[2:]
     stride, dilation = _ints(stride, dims, "stride", op), _ints(dilation, dims, "dilation", op)
-    pad, extra = _ints(padding, dims, "padding", op), _ints(output_padding, dims, "output_padding", op)
+    pad, extra = _ints(padding, dims, "padding", op), _ints(output_padding, dims,
+                                                            "output_padding", op)
     _check_positive(op, stride=stride, dilation=dilation, groups=groups, padding=pad + extra)
     if any(e >= s and e >= d for e, s, d in zip(extra, stride, dilation)):
-        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
-                           f"output_padding={list(extra)}, stride={list(stride)}, dilation={list(dilation)}")
+        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but "
+                           f"got output_padding={list(extra)}, stride={list(stride)}, "
+                           f"dilation={list(dilation)}")
     _check_channels(op, x, weight, groups, transposed=True)
     out_channels = weight.shape[1] * groups
     _check_bias(weight, bias, out_channels)
-    out = [conv_transpose_out_size(*args) for args in zip(x.shape[2:], kernel, stride, pad, dilation, extra)]
+    out = [conv_transpose_out_size(*args)
+           for args in zip(x.shape[2:], kernel, stride, pad, dilation, extra)]
     if min(out) <= 0:
-        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, x.shape[2:]))}). Calculated output "
-                           f"size per channel: ({' x '.join(map(str, out))}). Output size is too small")
-    win = Windows(_spatial_2d(kernel, dims, 1), _spatial_2d(stride, dims, 1), _spatial_2d(pad, dims, 0),
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, x.shape[2:]))}). "
+                           f"Calculated output size per channel: ({' x '.join(map(str, out))}). "
+                           f"Output size is too small")
+    win = Windows(_spatial_2d(kernel, dims, 1), _spatial_2d(stride, dims, 1),
+                  _spatial_2d(pad, dims, 0),
                   _spatial_2d(dilation, dims, 1), _spatial_2d(x.shape[2:], dims, 1))
     if dims == 1: x, weight = x.unsqueeze(2), weight.unsqueeze(2)
-    y = Conv2dInput.apply(x, weight, win, groups, (x.shape[0], out_channels, *_spatial_2d(out, dims, 1)))
+    y = Conv2dInput.apply(x, weight, win, groups,
+                          (x.shape[0], out_channels, *_spatial_2d(out, dims, 1)))
     if bias is not None: y = y + bias.reshape(1, -1, 1, 1)
     if dims == 1: y = y.squeeze(2)
     return y if input.ndim == dims + 2 else y.squeeze(0)
 
-def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
     """PyTorch's F.conv_transpose2d: weight (C_in, C_out/groups, kH, kW); the output is
-    (H-1)·stride - 2·padding + dilation·(kH-1) + output_padding + 1 high (and as wide, with the second values)."""
-    return _conv_transpose("conv_transpose2d", input, weight, bias, stride, padding, output_padding, groups,
-                           dilation, 2)
+    (H-1)·stride - 2·padding + dilation·(kH-1) + output_padding + 1 high (and as wide, with the
+    second values)."""
+    return _conv_transpose("conv_transpose2d", input, weight, bias, stride, padding,
+                           output_padding, groups, dilation, 2)
 
-def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
     "PyTorch's F.conv_transpose1d: input (N, C_in, L) or (C_in, L), weight (C_in, C_out/groups, k)."
-    return _conv_transpose("conv_transpose1d", input, weight, bias, stride, padding, output_padding, groups,
-                           dilation, 1)
+    return _conv_transpose("conv_transpose1d", input, weight, bias, stride, padding,
+                           output_padding, groups, dilation, 1)
 
 # %% ../../nbs/07_conv.ipynb #cb6e4238
 def lowest(dtype):
@@ -546,14 +634,15 @@ def lowest(dtype):
     return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
 
 def first_inside(o, s, p, d):
-    "For each output position o (an array), the first input position of its window that is not padding."
+    """For each output position o (an array), the first input position of its window that is not
+    padding."""
     start = o * s - p
     return start + d * ((np.maximum(-start, 0) + d - 1) // d)
 
 def max_pool_numpy(x, win):
-    """Max over each window, and the flat index h·W + w of its first maximum: a running np.maximum over the kernel
-    offsets, then the offsets whose value equals it, last offset first, so the first one wins. A NaN is larger
-    than anything and the last NaN wins, as in PyTorch."""
+    """Max over each window, and the flat index h·W + w of its first maximum: a running np.maximum
+    over the kernel offsets, then the offsets whose value equals it, last offset first, so the first
+    one wins. A NaN is larger than anything and the last NaN wins, as in PyTorch."""
     (N, C, H, W), (kh, kw), (sh, sw), (ph, pw), (dh, dw), (ho, wo) = x.shape, *win
     framed = frame_numpy(x, win, lowest(x.dtype))
     view = windows_numpy(framed, win)  # (C, kh, kw, N, ho, wo)
@@ -561,7 +650,8 @@ def max_pool_numpy(x, win):
     for i, j in np.ndindex(kh, kw): np.maximum(best, view[:, i, j], out=best)  # NaN propagates
     oh, ow = np.arange(ho)[:, None], np.arange(wo)[None, :]
     at = np.empty(best.shape, np.int64)
-    at[...] = first_inside(oh, sh, ph, dh) * W + first_inside(ow, sw, pw, dw)  # where all values are `lowest`
+    # where all values are `lowest`
+    at[...] = first_inside(oh, sh, ph, dh) * W + first_inside(ow, sw, pw, dw)
     hit = np.empty(best.shape, bool)
     for i, j in reversed(list(np.ndindex(kh, kw))):
         h, w = oh * sh - ph + i * dh, ow * sw - pw + j * dw
@@ -570,12 +660,13 @@ def max_pool_numpy(x, win):
         np.copyto(at, h * W + w, where=hit)
     if np.isnan(best).any():
         for i, j in np.ndindex(kh, kw):
-            np.copyto(at, (oh * sh - ph + i * dh) * W + ow * sw - pw + j * dw, where=np.isnan(view[:, i, j]))
+            np.copyto(at, (oh * sh - ph + i * dh) * W + ow * sw - pw + j * dw,
+                      where=np.isnan(view[:, i, j]))
     return best.transpose(1, 0, 2, 3).copy(), at.transpose(1, 0, 2, 3).copy()
 
 def max_pool_backward_numpy(g, at, shape, overlap=True):
-    """Each output's gradient added at the input position of its window's maximum: np.bincount, a scatter-add.
-    Windows that don't overlap have distinct maxima, and a plain assignment does."""
+    """Each output's gradient added at the input position of its window's maximum: np.bincount, a
+    scatter-add. Windows that don't overlap have distinct maxima, and a plain assignment does."""
     N, C, H, W = shape
     if not overlap:
         out, per_plane = np.zeros((N * C, H * W), g.dtype), at.shape[2] * at.shape[3]
@@ -588,7 +679,8 @@ def max_pool_backward_numpy(g, at, shape, overlap=True):
 # %% ../../nbs/07_conv.ipynb #b918a4fd
 @njit(**PAR)
 def max_pool_kernel(out, at, x, xs, xo, N, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, ho, wo, low):
-    "Max of each window and the flat position of its first maximum (a NaN wins), as PyTorch; parallel over planes."
+    """Max of each window and the flat position of its first maximum (a NaN wins), as PyTorch;
+    parallel over planes."""
     for task in prange(N * C):
         plane = xo + (task // C) * xs[0] + (task % C) * xs[1]
         for oh in range(ho):
@@ -601,14 +693,16 @@ def max_pool_kernel(out, at, x, xs, xo, N, C, H, W, kh, kw, sh, sw, ph, pw, dh, 
                         w = ow * sw - pw + j * dw
                         if w < 0 or w >= W: continue
                         v = x[plane + h * xs[2] + w * xs[3]]
-                        if best_at < 0: best_at = h * W + w  # PyTorch starts at the first position inside x
+                        if best_at < 0:
+                            best_at = h * W + w  # PyTorch starts at the first position inside x
                         if v > best or v != v: best, best_at = v, h * W + w
                 o = (task * ho + oh) * wo + ow
                 out[o], at[o] = best, best_at
 
 @njit(**PAR)
 def max_pool_backward_kernel(gx, g, at, planes, plane_size, per_plane):
-    "gx (compact, zeroed here): each output's gradient g[o] added at position at[o] of its plane; parallel over planes."
+    """gx (compact, zeroed here): each output's gradient g[o] added at position at[o] of its plane;
+    parallel over planes."""
     for p in prange(planes):
         part = gx[p * plane_size:(p + 1) * plane_size]
         for k in range(plane_size): part[k] = 0
@@ -616,20 +710,23 @@ def max_pool_backward_kernel(gx, g, at, planes, plane_size, per_plane):
 
 # %% ../../nbs/07_conv.ipynb #7a8a5fc1
 def max_pool_strided(x, win):
-    "The general path: im2col with `lowest` padding, then max and argmax over the window (numpy's NaN rule)."
+    """The general path: im2col with `lowest` padding, then max and argmax over the window (numpy's
+    NaN rule)."""
     xp = namespace(x)
     (N, C, H, W), (kh, kw), (sh, sw), (ph, pw), (dh, dw), (ho, wo) = x.shape, *win
     windows = im2col(x, win, lowest(x.dtype)).reshape(C, kh * kw, N, ho, wo)
     k = xp.argmax(windows, axis=1)  # offset of the first maximum inside each window
     oh, ow = np.arange(ho)[:, None], np.arange(wo)[None, :]
-    corner = xp.asarray((oh * sh - ph) * W + ow * sw - pw, device=x.device)  # where offset (0, 0) reads
+    # where offset (0, 0) reads
+    corner = xp.asarray((oh * sh - ph) * W + ow * sw - pw, device=x.device)
     at = corner + (k // kw) * (dh * W) + (k % kw) * dw
     return xp.max(windows, axis=1).permute(1, 0, 2, 3).copy(), at.permute(1, 0, 2, 3).copy()
 
 def max_pool_backward_strided(g, at, shape, overlap=True):
     "The general path of the scatter: the backend's put with accumulate at the flat positions."
     N, C, H, W = shape
-    pos = at.to_numpy().reshape(N * C, at.shape[2] * at.shape[3]) + np.arange(N * C)[:, None] * (H * W)
+    pos = at.to_numpy().reshape(N * C,
+                                at.shape[2] * at.shape[3]) + np.arange(N * C)[:, None] * (H * W)
     gx = namespace(g).zeros(shape, dtype=g.dtype)
     gx.backend.put(gx, pos.reshape(-1), g.compact().reshape(-1), accumulate=True)
     return gx
@@ -637,12 +734,14 @@ def max_pool_backward_strided(g, at, shape, overlap=True):
 # %% ../../nbs/07_conv.ipynb #fb55371c
 @patch
 def max_pool_all(self: Backend, x, win):
-    "Max pooling of an (N, C, H, W) array in one call: (values, int64 positions of the maxima), or NotImplemented."
+    """Max pooling of an (N, C, H, W) array in one call: (values, int64 positions of the maxima), or
+    NotImplemented."""
     return NotImplemented
 
 @patch
 def max_pool_backward_all(self: Backend, g, at, shape, overlap=True):
-    "The gradient of max pooling in one call: g added at the positions `at`, as a new array of `shape`."
+    """The gradient of max pooling in one call: g added at the positions `at`, as a new array of
+    `shape`."""
     return NotImplemented
 
 @patch
@@ -654,25 +753,30 @@ def max_pool_all(self: NumpyBackend, x, win):
 @patch
 def max_pool_backward_all(self: NumpyBackend, g, at, shape, overlap=True):
     "numpy's scatter on the views, its result adopted."
-    return self.adopt(max_pool_backward_numpy(as_numpy_view(g), as_numpy_view(at), shape, overlap), g.device)
+    return (self.adopt(max_pool_backward_numpy(as_numpy_view(g), as_numpy_view(at), shape,
+                                               overlap), g.device))
 
 @patch
 def max_pool_all(self: CpuBackend, x, win):
-    "Numba's max_pool_kernel, parallel over (image, channel) planes; other dtypes take numpy's path."
+    """Numba's max_pool_kernel, parallel over (image, channel) planes; other dtypes take numpy's
+    path."""
     if x.dtype not in KERNEL_DTYPES: return NumpyBackend.max_pool_all(self, x, win)
     (N, C, H, W), (ho, wo) = x.shape, win.out
     best, at = np.empty((N, C, ho, wo), x.dtype), np.empty((N, C, ho, wo), np.int64)
-    max_pool_kernel(best.reshape(-1), at.reshape(-1), x.buffer, np.array(x.strides, np.int64), x.offset, N, C, H, W,
-                    *_geometry(win), x.dtype.type(lowest(x.dtype)))
+    max_pool_kernel(best.reshape(-1), at.reshape(-1), x.buffer, np.array(x.strides, np.int64),
+                    x.offset, N, C, H, W, *_geometry(win), x.dtype.type(lowest(x.dtype)))
     return self.adopt(best, x.device), self.adopt(at, x.device)
 
 @patch
 def max_pool_backward_all(self: CpuBackend, g, at, shape, overlap=True):
-    "Numba's max_pool_backward_kernel: each task scatters into its own plane, so no two tasks write one place."
-    if g.dtype not in KERNEL_DTYPES: return NumpyBackend.max_pool_backward_all(self, g, at, shape, overlap)
+    """Numba's max_pool_backward_kernel: each task scatters into its own plane, so no two tasks
+    write one place."""
+    if g.dtype not in KERNEL_DTYPES:
+        return NumpyBackend.max_pool_backward_all(self, g, at, shape, overlap)
     (N, C, H, W), gx = shape, np.empty(shape, g.dtype)
     max_pool_backward_kernel(gx.reshape(-1), as_numpy_view(g.compact()).reshape(-1),
-                             as_numpy_view(at.compact()).reshape(-1), N * C, H * W, g.size // max(N * C, 1))
+                             as_numpy_view(at.compact()).reshape(-1), N * C, H * W,
+                             g.size // max(N * C, 1))
     return self.adopt(gx, g.device)
 
 def max_pool(x, win):
@@ -681,14 +785,18 @@ def max_pool(x, win):
     return shortcut(x.backend.max_pool_all, max_pool_strided, x, win)
 
 def max_pool_backward(g, at, shape, overlap=True):
-    "The gradient of max pooling on any device; `overlap`: whether two windows can share their maximum."
+    """The gradient of max pooling on any device; `overlap`: whether two windows can share their
+    maximum."""
     if isinstance(g, np.ndarray): return max_pool_backward_numpy(g, at, tuple(shape), overlap)
-    return shortcut(g.backend.max_pool_backward_all, max_pool_backward_strided, g, at, tuple(shape), overlap)
+    return shortcut(g.backend.max_pool_backward_all, max_pool_backward_strided, g, at,
+                    tuple(shape), overlap)
 
 # %% ../../nbs/07_conv.ipynb #5c2e482f
 def pool_out_size(n, k, stride, padding=0, dilation=1, ceil_mode=False):
-    "Windows along a dimension (PyTorch's rule): with ceil_mode, a last partial window if it starts inside."
-    out = (n + 2 * padding - dilation * (k - 1) - 1 + (stride - 1 if ceil_mode else 0)) // stride + 1
+    """Windows along a dimension (PyTorch's rule): with ceil_mode, a last partial window if it
+    starts inside."""
+    out = (n + 2 * padding - dilation * (k - 1) - 1
+           + (stride - 1 if ceil_mode else 0)) // stride + 1
     return out - 1 if ceil_mode and (out - 1) * stride >= n + padding else out
 
 def _pool_ints(value, name, op):
@@ -702,23 +810,26 @@ def _pool_windows(op, input, kernel_size, stride, padding, dilation, ceil_mode):
     "PyTorch's checks of a 2-D pooling, with its exception types; the Windows of the pooling."
     _expect_tensor(op, input)
     if input.ndim not in (3, 4) or 0 in input.shape[-3:]:
-        raise RuntimeError(f"{op}: expected a 3D (C, H, W) or 4D (N, C, H, W) input with non-zero C, H and W "
-                           f"(a 0 batch size is fine), but got input of size {list(input.shape)}")
+        raise RuntimeError(f"{op}: expected a 3D (C, H, W) or 4D (N, C, H, W) input with non-zero "
+                           f"C, H and W (a 0 batch size is fine), but got input of size "
+                           f"{list(input.shape)}")
     k = _pool_ints(kernel_size, "kernel_size", op)
-    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _pool_ints(stride, "stride", op)
+    s = k if stride is None or (not isinstance(stride, int) and len(stride)
+                                == 0) else _pool_ints(stride, "stride", op)
     p, d = _pool_ints(padding, "padding", op), _pool_ints(dilation, "dilation", op)
     if 0 in s: raise RuntimeError(f"{op}: stride should not be zero, got stride={s}")
     if min(k) <= 0 or min(s) < 0 or min(d) <= 0 or min(p) < 0:
-        raise RuntimeError(f"{op}: kernel_size, stride and dilation must be positive and padding non-negative, got "
+        raise RuntimeError(f"{op}: kernel_size, stride and dilation must be positive and padding "
+                           f"non-negative, got "
                            f"kernel_size={k}, stride={s}, dilation={d}, padding={p}")
     if any(pp > (dd * (kk - 1) + 1) // 2 for pp, kk, dd in zip(p, k, d)):
-        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, kernel_size={k} "
-                           f"and dilation={d}")
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
+                           f"kernel_size={k} and dilation={d}")
     H, W = input.shape[-2:]
     out = tuple(pool_out_size(n, *args, ceil_mode) for n, args in zip((H, W), zip(k, s, p, d)))
     if min(out) < 1:
-        raise RuntimeError(f"Given input size: ({input.shape[-3]}x{H}x{W}). Calculated output size: "
-                           f"({input.shape[-3]}x{out[0]}x{out[1]}). Output size is too small")
+        raise RuntimeError(f"Given input size: ({input.shape[-3]}x{H}x{W}). Calculated output "
+                           f"size: ({input.shape[-3]}x{out[0]}x{out[1]}). Output size is too small")
     return Windows(k, s, p, d, out)
 
 # %% ../../nbs/07_conv.ipynb #b90a639f
@@ -730,12 +841,14 @@ def gather_planes(a, at):
     "a (N, C, H, W) read at the flat positions `at` (N, C, h, w) of each (image, channel) plane."
     (N, C, h, w), plane = at.shape, a.shape[2] * a.shape[3]
     if isinstance(a, np.ndarray):
-        return np.take_along_axis(a.reshape(N, C, plane), at.reshape(N, C, h * w), 2).reshape(at.shape)
+        return np.take_along_axis(a.reshape(N, C, plane), at.reshape(N, C, h * w),
+                                  2).reshape(at.shape)
     pos = at.to_numpy().reshape(N * C, h * w) + np.arange(N * C)[:, None] * plane
     return a.compact().reshape(-1)[pos.reshape(-1)].reshape(at.shape)
 
 class MaxPool2dFunction(Function):
-    "Max over each window; the gradient goes to the first maximum of each window (PyTorch's rule), nowhere else."
+    """Max over each window; the gradient goes to the first maximum of each window (PyTorch's rule),
+    nowhere else."""
     @staticmethod
     def forward(ctx, x, win):
         best, at = max_pool(x.array, win)
@@ -757,7 +870,8 @@ class MaxPoolScatter(Function):
     def backward(ctx, gg): return MaxPoolGather.apply(gg, ctx.at)
 
 class MaxPoolGather(Function):
-    "Planes read at positions `at`: the gradient of MaxPoolScatter, whose own gradient is MaxPoolScatter."
+    """Planes read at positions `at`: the gradient of MaxPoolScatter, whose own gradient is
+    MaxPoolScatter."""
     @staticmethod
     def forward(ctx, a, at):
         ctx.at, ctx.shape = at, a.shape
@@ -773,9 +887,10 @@ def _batched(input, fn):
     out = fn(input.unsqueeze(0))
     return tuple(o.squeeze(0) for o in out) if isinstance(out, tuple) else out.squeeze(0)
 
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    """PyTorch's F.max_pool2d (stride defaults to kernel_size); padding counts as -inf. With return_indices, also
-    the flat position h·W + w of each maximum in its input plane (int64)."""
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """PyTorch's F.max_pool2d (stride defaults to kernel_size); padding counts as -inf. With
+    return_indices, also the flat position h·W + w of each maximum in its input plane (int64)."""
     win = _pool_windows("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
     values, at = _batched(input, lambda x: MaxPool2dFunction.apply(x, win))
     return (values, at) if return_indices else values
@@ -787,7 +902,8 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 # %% ../../nbs/07_conv.ipynb #a367d16d
 class Im2Col(Function):
-    "The im2col matrix (C·kh·kw, N·H_out·W_out) of x (N, C, H, W); its gradient is col2im, and col2im's is im2col."
+    """The im2col matrix (C·kh·kw, N·H_out·W_out) of x (N, C, H, W); its gradient is col2im, and
+    col2im's is im2col."""
     @staticmethod
     def forward(ctx, x, win):
         ctx.shape, ctx.win = x.shape, win
@@ -796,7 +912,8 @@ class Im2Col(Function):
     def backward(ctx, g): return Col2Im.apply(g, ctx.shape, ctx.win)
 
 class Col2Im(Function):
-    "The entries of an im2col matrix added back at the positions of an (N, C, H, W) array they were read from."
+    """The entries of an im2col matrix added back at the positions of an (N, C, H, W) array they
+    were read from."""
     @staticmethod
     def forward(ctx, cols, shape, win):
         ctx.win = win
@@ -811,18 +928,24 @@ def avg_divisors(size, win, count_include_pad=True, divisor_override=None):
     spans = []
     for n, k, s, p, o in zip(size, win.kernel, win.stride, win.padding, win.out):
         start = np.arange(o) * s - p
-        end = np.minimum(start + k, n + p)  # a window counts padding, but not what ceil_mode adds past it
-        spans.append(end - start if count_include_pad else np.minimum(end, n) - np.maximum(start, 0))
+        # a window counts padding, but not what ceil_mode adds past it
+        end = np.minimum(start + k, n + p)
+        spans.append(end - start if count_include_pad else np.minimum(end, n)
+                     - np.maximum(start, 0))
     return np.outer(*spans).astype(np.float64)
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    "PyTorch's F.avg_pool2d: the mean of each window, by im2col, a sum and a division by avg_divisors."
+    """PyTorch's F.avg_pool2d: the mean of each window, by im2col, a sum and a division by
+    avg_divisors."""
     win = _pool_windows("avg_pool2d", input, kernel_size, stride, padding, 1, ceil_mode)
-    if divisor_override is not None and divisor_override == 0: raise RuntimeError("divisor must be not zero")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
     if input.dtype.kind != "f":
-        raise NotImplementedError(f"avg_pool2d: integer inputs ({input.dtype}) are not supported; convert to float")
-    divisor = _constant_like(avg_divisors(input.shape[-2:], win, count_include_pad, divisor_override), input)
+        raise NotImplementedError(f"avg_pool2d: integer inputs ({input.dtype}) are not supported; "
+                                  f"convert to float")
+    divisor = (_constant_like(avg_divisors(input.shape[-2:], win, count_include_pad,
+                                           divisor_override), input))
     def pool(x):
         (N, C), (kh, kw), (ho, wo) = x.shape[:2], win.kernel, win.out
         sums = Im2Col.apply(x, win).reshape(C, kh * kw, N, ho, wo).sum(1)
@@ -831,23 +954,27 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 # %% ../../nbs/07_conv.ipynb #0228f411
 def adaptive_bins(n, m):
-    "The m windows [start, end) that adaptive pooling averages over a dimension of size n (PyTorch's rule)."
+    """The m windows [start, end) that adaptive pooling averages over a dimension of size n
+    (PyTorch's rule)."""
     return [(i * n // m, -(-(i + 1) * n // m)) for i in range(m)]
 
 def adaptive_avg_pool2d(input, output_size):
-    """PyTorch's F.adaptive_avg_pool2d: output_size (h, w), an int, or None to keep a dimension. Windows that tile
-    the input evenly are an avg_pool2d; others are averaged bin by bin, one dimension after the other."""
+    """PyTorch's F.adaptive_avg_pool2d: output_size (h, w), an int, or None to keep a dimension.
+    Windows that tile the input evenly are an avg_pool2d; others are averaged bin by bin, one
+    dimension after the other."""
     _expect_tensor("adaptive_avg_pool2d", input)
     if input.ndim not in (3, 4):
-        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}")
-    if input.dtype.kind != "f": raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for {input.dtype}")
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+                           f"{list(input.shape)}")
+    if input.dtype.kind != "f":
+        raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for {input.dtype}")
     H, W = input.shape[-2:]
     single = isinstance(output_size, (int, np.integer)) or output_size is None
     size = (output_size,) * 2 if single else tuple(output_size)
     oh, ow = (n if m is None else int(m) for n, m in zip((H, W), size))
     if min(oh, ow) < 0:
-        raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but "
-                           f"received {(oh, ow)}")
+        raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than or "
+                           f"equal to 0 but received {(oh, ow)}")
     if oh and ow and H % oh == 0 and W % ow == 0: return avg_pool2d(input, (H // oh, W // ow))
     rows = [input[..., a:b, :].mean(-2) for a, b in adaptive_bins(H, oh)]
     if not rows or not ow: return input[..., :0, :0].reshape(*input.shape[:-2], oh, ow)
@@ -862,49 +989,57 @@ def _block_windows(op, spatial, kernel_size, dilation, padding, stride):
     for name, v in (("kernel size", k), ("stride", s), ("dilation", d)):
         if min(v) <= 0: raise RuntimeError(f"{op}: {name} should be greater than zero, but got {v}")
     if min(p) < 0: raise RuntimeError(f"{op}: padding should be non-negative, but got {p}")
-    out = tuple(conv_out_size(n, *args) for n, args in zip(spatial, zip(k, s, (2 * p[0], 2 * p[1]), d)))
+    out = tuple(conv_out_size(n, *args) for n,
+                args in zip(spatial, zip(k, s, (2 * p[0], 2 * p[1]), d)))
     if min(out) < 1:
-        raise RuntimeError(f"Given input with spatial size {tuple(spatial)}, kernel_size={k}, dilation={d}, "
-                           f"padding={p}, calculated shape of the array of sliding blocks as {out}, but its "
-                           "components must be at least one.")
+        raise RuntimeError(f"Given input with spatial size {tuple(spatial)}, kernel_size={k}, "
+                           f"dilation={d}, padding={p}, calculated shape of the array of sliding "
+                           f"blocks as {out}, but its components must be at least one.")
     return Windows(k, s, p, d, out)
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    "PyTorch's F.unfold: every sliding block of an (N, C, H, W) input as a column, shape (N, C·kH·kW, L): im2col."
+    """PyTorch's F.unfold: every sliding block of an (N, C, H, W) input as a column, shape (N,
+    C·kH·kW, L): im2col."""
     _expect_tensor("unfold", input)
     if input.ndim not in (3, 4):
-        raise IndexError(f"unfold: expected a 3D (C, H, W) or 4D (N, C, H, W) input, got size {list(input.shape)}")
+        raise IndexError(f"unfold: expected a 3D (C, H, W) or 4D (N, C, H, W) input, got size "
+                         f"{list(input.shape)}")
     win = _block_windows("unfold", input.shape[-2:], kernel_size, dilation, padding, stride)
     def blocks(x):
         cols = Im2Col.apply(x, win)
-        return cols.reshape(cols.shape[0], x.shape[0], win.out[0] * win.out[1]).permute(1, 0, 2).contiguous()
+        blocks_first = cols.reshape(cols.shape[0], x.shape[0], win.out[0] * win.out[1])
+        return blocks_first.permute(1, 0, 2).contiguous()
     return _batched(input, blocks)
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
-    "PyTorch's F.fold, unfold's adjoint: columns (N, C·kH·kW, L) summed back into an (N, C, H, W) output: col2im."
+    """PyTorch's F.fold, unfold's adjoint: columns (N, C·kH·kW, L) summed back into an (N, C, H, W)
+    output: col2im."""
     _expect_tensor("fold", input)
     if input.ndim not in (2, 3) or 0 in input.shape[-2:]:
-        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
-                           f"dimensions for input, but got: {list(input.shape)}")
+        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch "
+                           f"size and non-zero dimensions for input, but got: {list(input.shape)}")
     size = _ints(output_size, 2, "output_size", "fold")
     win = _block_windows("fold", size, kernel_size, dilation, padding, stride)
     x = input if input.ndim == 3 else input.unsqueeze(0)
     (N, rows, L), block = x.shape, win.kernel[0] * win.kernel[1]
     if rows % block:
-        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, but "
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product "
+                           f"of kernel_size, but "
                            f"got input.size(1)={rows} and kernel_size={win.kernel}.")
     if L != win.out[0] * win.out[1]:
-        raise RuntimeError(f"Given output_size={size}, kernel_size={win.kernel}, dilation={win.dilation}, padding="
-                           f"{win.padding}, stride={win.stride}, expected size of input's dimension 2 to match the "
-                           f"calculated number of sliding blocks {win.out[0]} * {win.out[1]} = "
+        raise RuntimeError(f"Given output_size={size}, kernel_size={win.kernel}, "
+                           f"dilation={win.dilation}, padding={win.padding}, stride={win.stride}, "
+                           f"expected size of input's dimension 2 to match the calculated number "
+                           f"of sliding blocks {win.out[0]} * {win.out[1]} = "
                            f"{win.out[0] * win.out[1]}, but got input.size(2)={L}.")
     out = Col2Im.apply(x.permute(1, 0, 2).reshape(rows, N * L), (N, rows // block, *size), win)
     return out if input.ndim == 3 else out.squeeze(0)
 
 # %% ../../nbs/07_conv.ipynb #30bf6b62
 def nearest_source(n_in, n_out, scale=None, exact=False):
-    """For each output position, the input position nearest interpolation copies (PyTorch's float32 rule):
-    floor(i·scale), or floor((i + 0.5)·scale) for 'nearest-exact', with scale = 1/scale_factor or n_in/n_out."""
+    """For each output position, the input position nearest interpolation copies (PyTorch's float32
+    rule): floor(i·scale), or floor((i + 0.5)·scale) for 'nearest-exact', with scale =
+    1/scale_factor or n_in/n_out."""
     if not exact and n_out == n_in: return np.arange(n_out)
     if not exact and n_out == 2 * n_in: return np.arange(n_out) >> 1
     step = np.float32(1.0 / scale) if scale else np.float32(n_in) / np.float32(n_out)
@@ -914,24 +1049,28 @@ def nearest_source(n_in, n_out, scale=None, exact=False):
 def _per_dim(value, dims, what, spatial):
     values = tuple(value) if isinstance(value, (tuple, list)) else (value,) * dims
     if len(values) != dims:
-        raise ValueError(f"Input and {what} must have the same number of spatial dimensions, but got input with "
-                         f"spatial dimensions of {list(spatial)} and {what} of {value}")
+        raise ValueError(f"Input and {what} must have the same number of spatial dimensions, but "
+                         f"got input with spatial dimensions of {list(spatial)} and {what} of "
+                         f"{value}")
     return values
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    "PyTorch's F.interpolate for modes 'nearest' and 'nearest-exact': one gather per spatial dimension (1-D to 3-D)."
+    """PyTorch's F.interpolate for modes 'nearest' and 'nearest-exact': one gather per spatial
+    dimension (1-D to 3-D)."""
     _expect_tensor("interpolate", input)
     if input.ndim not in (3, 4, 5) or mode not in ("nearest", "nearest-exact"):
-        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
+                                  f"{input.ndim}D) for "
                                   f"the modes: nearest | nearest-exact (got {mode})")
     if align_corners is not None:
-        raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
-                         "bicubic | trilinear")
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
     if (size is None) == (scale_factor is None):
         raise ValueError("only one of size or scale_factor should be defined" if size is not None
                          else "either size or scale_factor should be defined")
-    if input.dtype.kind != "f": raise NotImplementedError(f"\"upsample_{mode}\" not implemented for {input.dtype}")
+    if input.dtype.kind != "f":
+        raise NotImplementedError(f"\"upsample_{mode}\" not implemented for {input.dtype}")
     spatial, dims = input.shape[2:], input.ndim - 2
     if size is not None: out, scales = _per_dim(size, dims, "output size", spatial), (None,) * dims
     else:
@@ -947,23 +1086,30 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
 class _ConvNd(Module):
-    "What Conv1d, Conv2d, ConvTranspose1d and ConvTranspose2d share: PyTorch's attributes, checks and initialisation."
-    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, transposed,
+    """What Conv1d, Conv2d, ConvTranspose1d and ConvTranspose2d share: PyTorch's attributes, checks
+    and initialisation."""
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding,
+                 dilation, transposed,
                  output_padding, groups, bias, padding_mode, device, dtype, dims):
         super().__init__()
-        if not isinstance(groups, int) or groups <= 0: raise ValueError("groups must be a positive integer")
+        if not isinstance(groups, int) or groups <= 0:
+            raise ValueError("groups must be a positive integer")
         if in_channels % groups: raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups: raise ValueError("out_channels must be divisible by groups")
         if padding_mode not in PADDING_MODES:
-            raise ValueError(f"padding_mode must be one of {set(PADDING_MODES)}, but got padding_mode={padding_mode!r}")
+            raise ValueError(f"padding_mode must be one of {set(PADDING_MODES)}, but got "
+                             f"padding_mode={padding_mode!r}")
         self.in_channels, self.out_channels = in_channels, out_channels
         self.transposed, self.groups = transposed, groups
         self.kernel_size = _ints(kernel_size, dims, "kernel_size", type(self).__name__)
-        self.stride, self.dilation = _ints(stride, dims, "stride"), _ints(dilation, dims, "dilation")
+        self.stride = _ints(stride, dims, "stride")
+        self.dilation = _ints(dilation, dims, "dilation")
         self.padding = padding if isinstance(padding, str) else _ints(padding, dims, "padding")
-        self.output_padding, self.padding_mode = _ints(output_padding, dims, "output_padding"), padding_mode
+        self.output_padding = _ints(output_padding, dims, "output_padding")
+        self.padding_mode = padding_mode
         self._check_padding_string()
-        shape = (in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups)
+        shape = ((in_channels, out_channels // groups) if transposed
+                 else (out_channels, in_channels // groups))
         self.weight = _empty_parameter(*shape, *self.kernel_size, dtype=dtype, device=device)
         if bias: self.bias = _empty_parameter(out_channels, dtype=dtype, device=device)
         else: self.register_parameter("bias", None)
@@ -975,13 +1121,15 @@ def _check_padding_string(self: _ConvNd):
     "padding='valid' or 'same' (not strided), as PyTorch checks them when the layer is made."
     if not isinstance(self.padding, str): return
     if self.padding not in ("same", "valid"):
-        raise ValueError(f"Invalid padding string {self.padding!r}, should be one of {{'same', 'valid'}}")
+        raise ValueError(f"Invalid padding string {self.padding!r}, should be one of "
+                         f"{{'same', 'valid'}}")
     if self.padding == "same" and any(s != 1 for s in self.stride):
         raise ValueError("padding='same' is not supported for strided convolutions")
 
 @patch
 def reset_parameters(self: _ConvNd):
-    "PyTorch's default: kaiming_uniform_ with a=√5, i.e. U(-1/√fan_in, 1/√fan_in); the bias from the same range."
+    """PyTorch's default: kaiming_uniform_ with a=√5, i.e. U(-1/√fan_in, 1/√fan_in); the bias from
+    the same range."""
     kaiming_uniform_(self.weight, a=math.sqrt(5))
     if self.bias is not None:
         fan_in, _ = _calculate_fan_in_and_fan_out(self.weight)
@@ -990,10 +1138,12 @@ def reset_parameters(self: _ConvNd):
 @patch
 def extra_repr(self: _ConvNd):
     "PyTorch's text: what differs from the defaults."
-    s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+    s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+         f"stride={self.stride}")
     if self.padding != (0,) * len(self.padding): s += f", padding={self.padding}"
     if self.dilation != (1,) * len(self.dilation): s += f", dilation={self.dilation}"
-    if self.output_padding != (0,) * len(self.output_padding): s += f", output_padding={self.output_padding}"
+    if self.output_padding != (0,) * len(self.output_padding):
+        s += f", output_padding={self.output_padding}"
     if self.groups != 1: s += f", groups={self.groups}"
     if self.bias is None: s += ", bias=False"
     if self.padding_mode != "zeros": s += f", padding_mode={self.padding_mode}"
@@ -1010,52 +1160,57 @@ def _reversed_padding_repeated_twice(self: _ConvNd):
 
 # %% ../../nbs/07_conv.ipynb #5482b549
 class Conv2d(_ConvNd):
-    """PyTorch's nn.Conv2d: weight (out, in/groups, kH, kW), bias (out,); padding an int, a pair, 'valid' or 'same';
-    padding_mode 'zeros', or 'reflect', 'replicate', 'circular' through F.pad."""
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
-                         padding_mode, device, dtype, dims=2)
+    """PyTorch's nn.Conv2d: weight (out, in/groups, kH, kW), bias (out,); padding an int, a pair,
+    'valid' or 'same'; padding_mode 'zeros', or 'reflect', 'replicate', 'circular' through F.pad."""
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, False,
+                         0, groups, bias, padding_mode, device, dtype, dims=2)
     def forward(self, input): return _conv_forward(self, input, conv2d)
 
 class Conv1d(_ConvNd):
     "PyTorch's nn.Conv1d: weight (out, in/groups, k), input (N, C, L) or (C, L)."
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
-                         padding_mode, device, dtype, dims=1)
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, False,
+                         0, groups, bias, padding_mode, device, dtype, dims=1)
     def forward(self, input): return _conv_forward(self, input, conv1d)
 
 def _conv_forward(m, input, conv):
-    "A convolution layer's forward: zero padding inside the convolution, other modes by F.pad first."
-    if m.padding_mode == "zeros": return conv(input, m.weight, m.bias, m.stride, m.padding, m.dilation, m.groups)
+    """A convolution layer's forward: zero padding inside the convolution, other modes by F.pad
+    first."""
+    if m.padding_mode == "zeros":
+        return conv(input, m.weight, m.bias, m.stride, m.padding, m.dilation, m.groups)
     framed = pad(input, m._reversed_padding_repeated_twice, mode=m.padding_mode)
     return conv(framed, m.weight, m.bias, m.stride, 0, m.dilation, m.groups)
 
 # %% ../../nbs/07_conv.ipynb #5f222a4b
 class _ConvTransposeNd(_ConvNd):
-    "What ConvTranspose1d and ConvTranspose2d share: zero padding only, and forward(input, output_size=None)."
-    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, output_padding, groups, bias,
-                 dilation, padding_mode, device, dtype, dims):
+    """What ConvTranspose1d and ConvTranspose2d share: zero padding only, and forward(input,
+    output_size=None)."""
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding,
+                 output_padding, groups, bias, dilation, padding_mode, device, dtype, dims):
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, True, output_padding,
-                         groups, bias, padding_mode, device, dtype, dims)
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, True,
+                         output_padding, groups, bias, padding_mode, device, dtype, dims)
 
     def _output_padding(self, input, output_size):
-        "The output_padding that gives `output_size` (PyTorch's rule), or the layer's own when it is None."
+        """The output_padding that gives `output_size` (PyTorch's rule), or the layer's own when it
+        is None."""
         if output_size is None: return self.output_padding
         dims = len(self.kernel_size)
-        size = list(output_size)[-dims:] if len(output_size) in (dims + 1, dims + 2) else list(output_size)
+        size = (list(output_size)[-dims:] if len(output_size) in (dims + 1, dims + 2)
+                else list(output_size))
         if len(size) != dims:
-            raise ValueError(f"ConvTranspose{dims}D: for {input.ndim}D input, output_size must have {dims} or "
-                             f"{dims + 2} elements (got {len(output_size)})")
+            raise ValueError(f"ConvTranspose{dims}D: for {input.ndim}D input, output_size must "
+                             f"have {dims} or {dims + 2} elements (got {len(output_size)})")
         low = [conv_transpose_out_size(n, k, s, p, d) for n, k, s, p, d in
                zip(input.shape[-dims:], self.kernel_size, self.stride, self.padding, self.dilation)]
         high = [m + s - 1 for m, s in zip(low, self.stride)]
         if any(not lo <= n <= hi for n, lo, hi in zip(size, low, high)):
-            raise ValueError(f"requested an output size of {size}, but valid sizes range from {low} to {high} (for "
-                             f"an input of {list(input.shape[-dims:])})")
+            raise ValueError(f"requested an output size of {size}, but valid sizes range from "
+                             f"{low} to {high} (for an input of {list(input.shape[-dims:])})")
         return tuple(n - lo for n, lo in zip(size, low))
 
     def forward(self, input, output_size=None):
@@ -1064,30 +1219,37 @@ class _ConvTransposeNd(_ConvNd):
                     self._output_padding(input, output_size), self.groups, self.dilation)
 
 class ConvTranspose2d(_ConvTransposeNd):
-    """PyTorch's nn.ConvTranspose2d: weight (in, out/groups, kH, kW); the gradient of a Conv2d with respect to its
-    input, used to upsample; forward(input, output_size) picks the output_padding that gives that size."""
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+    """PyTorch's nn.ConvTranspose2d: weight (in, out/groups, kH, kW); the gradient of a Conv2d with
+    respect to its input, used to upsample; forward(input, output_size) picks the output_padding
+    that gives that size."""
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1,
                  bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, output_padding, groups, bias,
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding,
+                         output_padding, groups, bias,
                          dilation, padding_mode, device, dtype, dims=2)
 
 class ConvTranspose1d(_ConvTransposeNd):
     "PyTorch's nn.ConvTranspose1d: weight (in, out/groups, k)."
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1,
                  bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, output_padding, groups, bias,
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding,
+                         output_padding, groups, bias,
                          dilation, padding_mode, device, dtype, dims=1)
 
 # %% ../../nbs/07_conv.ipynb #ca4f3ff6
 class MaxPool2d(Module):
     "PyTorch's nn.MaxPool2d (stride defaults to kernel_size)."
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+                 ceil_mode=False):
         super().__init__()
         self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
-        self.padding, self.dilation, self.return_indices, self.ceil_mode = padding, dilation, return_indices, ceil_mode
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
     def forward(self, input):
-        return max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
-                          self.return_indices)
+        return max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                          self.ceil_mode, self.return_indices)
     def extra_repr(self):
         return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
                 f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
@@ -1103,7 +1265,8 @@ class AvgPool2d(Module):
     def forward(self, input):
         return avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                           self.count_include_pad, self.divisor_override)
-    def extra_repr(self): return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 class AdaptiveAvgPool2d(Module):
     "PyTorch's nn.AdaptiveAvgPool2d: the output has output_size, whatever the input's."
@@ -1115,23 +1278,29 @@ class AdaptiveAvgPool2d(Module):
 
 class Upsample(Module):
     "PyTorch's nn.Upsample for modes 'nearest' and 'nearest-exact' (F.interpolate)."
-    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None):
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                 recompute_scale_factor=None):
         super().__init__()
-        self.name, self.size, self.mode, self.align_corners = type(self).__name__, size, mode, align_corners
-        self.scale_factor = (tuple(float(f) for f in scale_factor) if isinstance(scale_factor, (tuple, list))
+        self.name, self.size, self.mode, self.align_corners = (type(self).__name__, size, mode,
+                                                               align_corners)
+        self.scale_factor = (tuple(float(f) for f in scale_factor)
+                             if isinstance(scale_factor, (tuple, list))
                              else float(scale_factor) if scale_factor is not None else None)
         self.recompute_scale_factor = recompute_scale_factor
     def forward(self, input):
         return interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
                            self.recompute_scale_factor)
     def extra_repr(self):
-        which = f"scale_factor={self.scale_factor!r}" if self.scale_factor is not None else f"size={self.size!r}"
+        which = (f"scale_factor={self.scale_factor!r}" if self.scale_factor is not None
+                 else f"size={self.size!r}")
         return f"{which}, mode={self.mode!r}"
 
 # %% ../../nbs/07_conv.ipynb #cf1c19e1
-def small_cnn(in_channels=1, num_classes=10, widths=(32, 64), image_size=28, dropout=0.25, norm=None):
-    """This chapter's CNN: two (3×3 convolution, ReLU, 2×2 max pool) stages, dropout and a linear classifier;
-    `norm(channels)`, if given, makes a layer that goes between each convolution and its ReLU."""
+def small_cnn(in_channels=1, num_classes=10, widths=(32, 64), image_size=28,
+              dropout=0.25, norm=None):
+    """This chapter's CNN: two (3×3 convolution, ReLU, 2×2 max pool) stages, dropout and a linear
+    classifier; `norm(channels)`, if given, makes a layer that goes between each convolution and its
+    ReLU."""
     def stage(c_in, c_out):
         normalize = [] if norm is None else [norm(c_out)]
         return [Conv2d(c_in, c_out, 3, padding=1), *normalize, ReLU(), MaxPool2d(2)]

@@ -8,14 +8,14 @@ __all__ = ['IncompatibleKeys', 'Parameter', 'Module', 'RemovableHandle', 'calcul
            'LinearFunction', 'linear', 'Linear', 'Erf', 'erf', 'Erfinv', 'erfinv', 'relu', 'tanh', 'sigmoid', 'gelu',
            'softmax', 'log_softmax', 'LogSigmoidFunction', 'logsigmoid', 'Identity', 'ReLU', 'Tanh', 'Sigmoid', 'GELU',
            'Softmax', 'LogSoftmax', 'LogSigmoid', 'SoftplusFunction', 'softplus', 'silu', 'mish', 'softsign', 'elu',
-           'celu', 'selu', 'leaky_relu', 'prelu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softmin', 'SiLU',
-           'Mish', 'SELU', 'Hardsigmoid', 'Hardswish', 'ELU', 'CELU', 'LeakyReLU', 'Softplus', 'Hardtanh', 'ReLU6',
-           'Softsign', 'Softmin', 'PReLU', 'dropout', 'Dropout', 'Flatten', 'embedding', 'Embedding', 'pad', 'one_hot',
-           'Sequential', 'ModuleList', 'ModuleDict', 'ParameterList', 'ParameterDict', 'nll_loss', 'cross_entropy',
-           'mse_loss', 'binary_cross_entropy_with_logits', 'MSELoss', 'NLLLoss', 'CrossEntropyLoss',
-           'BCEWithLogitsLoss', 'l1_loss', 'smooth_l1_loss', 'huber_loss', 'L1Loss', 'SmoothL1Loss', 'HuberLoss',
-           'BinaryCrossEntropyFunction', 'binary_cross_entropy', 'BCELoss', 'kl_div', 'KLDivLoss', 'normalize',
-           'cosine_similarity', 'CosineSimilarity', 'CheckpointError', 'save', 'load']
+           'celu', 'selu', 'LeakyReLUFunction', 'leaky_relu', 'prelu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish',
+           'softmin', 'SiLU', 'Mish', 'SELU', 'Hardsigmoid', 'Hardswish', 'ELU', 'CELU', 'LeakyReLU', 'Softplus',
+           'Hardtanh', 'ReLU6', 'Softsign', 'Softmin', 'PReLU', 'dropout', 'Dropout', 'Flatten', 'embedding',
+           'Embedding', 'pad', 'one_hot', 'Sequential', 'ModuleList', 'ModuleDict', 'ParameterList', 'ParameterDict',
+           'nll_loss', 'cross_entropy', 'mse_loss', 'binary_cross_entropy_with_logits', 'MSELoss', 'NLLLoss',
+           'CrossEntropyLoss', 'BCEWithLogitsLoss', 'l1_loss', 'smooth_l1_loss', 'huber_loss', 'L1Loss', 'SmoothL1Loss',
+           'HuberLoss', 'BinaryCrossEntropyFunction', 'binary_cross_entropy', 'BCELoss', 'kl_div', 'KLDivLoss',
+           'normalize', 'cosine_similarity', 'CosineSimilarity', 'CheckpointError', 'save', 'load']
 
 # %% ../../nbs/02_nn.ipynb #aebb4285
 import functools, json, math, operator, os, warnings, zipfile, zlib
@@ -826,10 +826,23 @@ def selu(input, inplace=False):
     (self-normalising)."""
     return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
 
+class LeakyReLUFunction(Function):
+    """x where x > 0, slope·x else, as one Function: forward keeps the mask, backward is one
+    select between the gradient and its scaled copy."""
+    @staticmethod
+    def forward(ctx, a, slope):
+        xp, x = namespace(a.array), a.array
+        passes = x > 0
+        if ctx.needs_input_grad[0]: ctx.passes, ctx.slope = passes, slope
+        return xp.where(passes, x, x * slope)
+    @staticmethod
+    def backward(ctx, grad):
+        return where(Tensor._make(ctx.passes), grad, grad * ctx.slope), None
+
 @_activation(floating=True)
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     "x for x > 0, negative_slope·x else: a negative input still passes some gradient."
-    return where(input > 0, input, input * negative_slope)
+    return LeakyReLUFunction.apply(input, negative_slope)
 
 def prelu(input, weight):
     "Leaky ReLU with learned slopes: one per channel (dimension 1) or one shared by all."
