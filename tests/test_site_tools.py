@@ -114,7 +114,7 @@ def test_the_raw_emphasis_probe_flags_leftover_markers_not_shapes():
 import docs_cells  # noqa: E402  (tools/docs_cells.py)
 
 # chapters whose docs processing breaks at the time of writing (their branches fix them; remove them from here then)
-DOCS_BROKEN = {"07_conv.ipynb", "12_gan.ipynb"}
+DOCS_BROKEN = set()
 
 
 def test_docs_cells_finds_a_cell_that_needs_a_skipped_one(tmp_path):
