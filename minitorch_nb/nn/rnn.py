@@ -534,26 +534,25 @@ def forward(self: RNNBase, input, hx=None):
     return (x, tuple(h_n)) if lstm else (x, h_n[0])
 
 # %% ../../nbs/10_rnn.ipynb #rnn044
+def _no_projection(kwargs):
+    "PyTorch's RNN and GRU take no other keyword; proj_size gets its own message."
+    if "proj_size" in kwargs:
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+    if kwargs: raise TypeError(f"unexpected keyword argument '{next(iter(kwargs))}'")
+
 class RNN(RNNBase):
     "Elman RNN, h_t = tanh(x_t W_ihᵀ + b_ih + h_{t-1} W_hhᵀ + b_hh) (or relu), PyTorch's nn.RNN."
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True,
-                 batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None):
+                 batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None,
+                 **kwargs):
+        _no_projection(kwargs)
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(
                 f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'."
             )
-        super().__init__(
-            "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU",
-            input_size,
-            hidden_size,
-            num_layers,
-            bias,
-            batch_first,
-            dropout,
-            bidirectional,
-            device=device,
-            dtype=dtype,
-        )
+        mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
+        super().__init__(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout,
+                         bidirectional, device=device, dtype=dtype)
         self.nonlinearity = nonlinearity
 
 class LSTM(RNNBase):
@@ -567,7 +566,8 @@ class LSTM(RNNBase):
 class GRU(RNNBase):
     "Gated recurrent unit, gates r, z, n stacked in that order: PyTorch's nn.GRU."
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, device=None, dtype=None):
+                 dropout=0.0, bidirectional=False, device=None, dtype=None, **kwargs):
+        _no_projection(kwargs)
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout,
                          bidirectional, device=device, dtype=dtype)
 
