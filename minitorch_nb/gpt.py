@@ -23,15 +23,15 @@ def load_shakespeare(root=None):
     "Tiny Shakespeare as one string, from the book's data folder (chapter 04's data_root)."
     path = Path(root or data_root()) / "tinyshakespeare" / "input.txt"
     if not path.exists():
-        raise FileNotFoundError(f"{path} not found: pass root= (the folder holding tinyshakespeare/) or set "
-                                f"MINITORCH_NB_DATA")
+        raise FileNotFoundError(f"{path} not found: pass root= (the folder holding "
+                                f"tinyshakespeare/) or set MINITORCH_NB_DATA")
     return path.read_text(encoding="ascii")
 
 # %% ../nbs/11b_gpt.ipynb #668b45e6
 CHUNK = re.compile(r" ?[^\W\d_]+| ?\d+| ?[^\s\w]+| ?_+|\s+(?!\S)|\s+")
 
 def chunks(text):
-    "The text cut into words (with their leading space), digit runs, punctuation runs and whitespace."
+    "The text cut into words (with their leading space), digit runs, punctuation runs, whitespace."
     return CHUNK.findall(text)
 
 # %% ../nbs/11b_gpt.ipynb #2cebd31c
@@ -49,10 +49,11 @@ def merge_pair(word, pair, new):
             i += 1
     return out
 
-def _utf8(s): return s.encode("utf-8", "surrogatepass")  # every Python string, even a lone surrogate
+def _utf8(s): return s.encode("utf-8", "surrogatepass")  # any Python string, even a lone surrogate
 
 def train_bpe(text, num_merges):
-    "The merges {(a, b): new id}, most frequent pair first, learned from the chunks of text; ids from 256."
+    """The merges {(a, b): new id}, most frequent pair first, learned from the chunks of text; ids
+    from 256."""
     counts = Counter(chunks(text))
     words, freqs = [list(_utf8(w)) for w in counts], list(counts.values())
     pair_counts, where = Counter(), defaultdict(set)
@@ -63,7 +64,8 @@ def train_bpe(text, num_merges):
     merges = {}
     for new in range(256, 256 + num_merges):
         if not pair_counts: break
-        best = max(pair_counts, key=lambda p: (pair_counts[p], -p[0], -p[1]))  # ties: the smaller ids
+        # ties: the smaller ids
+        best = max(pair_counts, key=lambda p: (pair_counts[p], -p[0], -p[1]))
         merges[best] = new
         for i in where.pop(best):
             for p in _pairs(words[i]):
@@ -88,7 +90,8 @@ class BPETokenizer:
     @classmethod
     def train(cls, text, vocab_size):
         "A tokenizer with vocab_size tokens (at least 256) learned from text."
-        if vocab_size < 256: raise ValueError(f"vocab_size must be at least 256 (the bytes), got {vocab_size}")
+        if vocab_size < 256:
+            raise ValueError(f"vocab_size must be at least 256 (the bytes), got {vocab_size}")
         return cls(train_bpe(text, vocab_size - 256))
 
     def __len__(self): return len(self.vocab)
@@ -114,7 +117,8 @@ class BPETokenizer:
 
 # %% ../nbs/11b_gpt.ipynb #51b2918e
 class CausalSelfAttention(Module):
-    "Multi-head causal self-attention with one (d, 3d) projection; with a cache, new tokens attend to the past."
+    """Multi-head causal self-attention with one (d, 3d) projection; with a cache, new tokens attend
+    to the past."""
     def __init__(self, d_model, n_head):
         super().__init__()
         self.n_head = n_head
@@ -122,11 +126,12 @@ class CausalSelfAttention(Module):
 
     def forward(self, x, cache=None):
         q, k, v = (split_heads(t, self.n_head) for t in self.qkv(x).chunk(3, dim=-1))
-        if cache is None: return self.proj(merge_heads(scaled_dot_product_attention(q, k, v, is_causal=True)))
+        if cache is None:
+            return self.proj(merge_heads(scaled_dot_product_attention(q, k, v, is_causal=True)))
         if "k" in cache: k, v = cat([cache["k"], k], 2), cat([cache["v"], v], 2)
         cache["k"], cache["v"] = k, v
         n, s = q.shape[2], k.shape[2]
-        # n new queries at positions s-n..s-1 see keys 0..their own position (no mask needed for one query)
+        # n new queries at positions s-n..s-1 see keys 0..their own position (one needs no mask)
         mask = None if n == 1 else ones(n, s, dtype=bool, device=x.device).tril(s - n)
         return self.proj(merge_heads(scaled_dot_product_attention(q, k, v, attn_mask=mask)))
 
@@ -135,7 +140,8 @@ class Block(Module):
     def __init__(self, d_model, n_head):
         super().__init__()
         self.ln1, self.attn = LayerNorm(d_model), CausalSelfAttention(d_model, n_head)
-        self.ln2, self.fc, self.out = LayerNorm(d_model), Linear(d_model, 4 * d_model), Linear(4 * d_model, d_model)
+        self.ln2 = LayerNorm(d_model)
+        self.fc, self.out = Linear(d_model, 4 * d_model), Linear(4 * d_model, d_model)
 
     def forward(self, x, cache=None):
         x = x + self.attn(self.ln1(x), cache)
@@ -151,13 +157,16 @@ class GPT(Module):
         self.blocks = ModuleList([Block(d_model, n_head) for _ in range(n_layer)])
         self.ln_f, self.head = LayerNorm(d_model), Linear(d_model, vocab_size, bias=False)
         for p in self.parameters():
-            if p.ndim == 2: normal_(p, 0.0, 0.02)  # small weights: the residual stream starts near the embeddings
+            # small weights: the residual stream starts near the embeddings
+            if p.ndim == 2: normal_(p, 0.0, 0.02)
 
     def forward(self, idx, caches=None):
-        "Logits (B, T, vocab) for token ids idx (B, T); with caches (one dict per block), idx continues them."
+        """Logits (B, T, vocab) for token ids idx (B, T); with caches (one dict per block), idx
+        continues them."""
         start = 0 if caches is None or "k" not in caches[0] else caches[0]["k"].shape[2]
         if start + idx.shape[1] > self.block_size:
-            raise ValueError(f"GPT: positions up to {start + idx.shape[1]} but block_size is {self.block_size}")
+            raise ValueError(f"GPT: positions up to {start + idx.shape[1]} but block_size is "
+                             f"{self.block_size}")
         x = self.tok(idx) + self.pos(arange(start, start + idx.shape[1], device=idx.device))
         for i, block in enumerate(self.blocks): x = block(x, None if caches is None else caches[i])
         return self.head(self.ln_f(x))
@@ -166,7 +175,7 @@ class GPT(Module):
 
 # %% ../nbs/11b_gpt.ipynb #a8d27cf0
 def get_batch(ids, batch, block, rng):
-    "Random windows of ids: inputs (batch, block) and the next tokens (batch, block), as int64 tensors."
+    "Random windows of ids: inputs (batch, block) and the next tokens (batch, block), as int64."
     starts = rng.integers(0, len(ids) - block - 1, batch)
     x = np.stack([ids[s:s + block] for s in starts])
     y = np.stack([ids[s + 1:s + block + 1] for s in starts])
@@ -179,7 +188,8 @@ def lm_loss(model, x, y):
 
 def cosine_lr(step, steps, lr, warmup=30, floor=0.1):
     "Linear warm-up, then a cosine from lr down to floor·lr."
-    return lr * min(1.0, (step + 1) / warmup) * (floor + (1 - floor) * 0.5 * (1 + math.cos(math.pi * step / steps)))
+    cosine = 0.5 * (1 + math.cos(math.pi * step / steps))
+    return lr * min(1.0, (step + 1) / warmup) * (floor + (1 - floor) * cosine)
 
 def train_gpt(model, ids, steps, batch=32, lr=3e-3, seed=0, log=None):
     "AdamW on random windows of ids; returns the training losses."
@@ -193,7 +203,8 @@ def train_gpt(model, ids, steps, batch=32, lr=3e-3, seed=0, log=None):
         loss.backward()
         opt.step()
         losses.append(float(loss))
-        if log and (step + 1) % log == 0: print(f"step {step + 1}: loss {np.mean(losses[-log:]):.3f}")
+        if log and (step + 1) % log == 0:
+            print(f"step {step + 1}: loss {np.mean(losses[-log:]):.3f}")
     return losses
 
 def nats_per_char(model, ids, tokenizer, max_tokens=None):
@@ -205,13 +216,15 @@ def nats_per_char(model, ids, tokenizer, max_tokens=None):
     with no_grad():
         for i in range(0, len(x), 64):
             logits = model(tensor(x[i:i + 64]))
-            total += float(cross_entropy(logits.reshape(-1, logits.shape[-1]), tensor(y[i:i + 64].reshape(-1)),
+            target = tensor(y[i:i + 64].reshape(-1))
+            total += float(cross_entropy(logits.reshape(-1, logits.shape[-1]), target,
                                          reduction="sum"))
     return total / len(tokenizer.decode(y.reshape(-1)))
 
 # %% ../nbs/11b_gpt.ipynb #f6429eae
 def next_token(logits, temperature, rng):
-    "A token id per row of logits (B, vocab): greedy at temperature 0, else sampled from softmax(logits / T)."
+    """A token id per row of logits (B, vocab): greedy at temperature 0, else sampled from
+    softmax(logits / T)."""
     z = logits.detach().numpy().astype(np.float64)
     if temperature == 0: return z.argmax(-1)
     z = z / temperature
@@ -220,8 +233,8 @@ def next_token(logits, temperature, rng):
     return np.array([rng.choice(len(row), p=row) for row in p])
 
 def generate(model, prompt, n_new, temperature=1.0, seed=0, use_cache=True):
-    """Extend each row of prompt (B, T) int ids by n_new tokens. With the cache, each step feeds one token;
-    without, each step recomputes the whole sequence."""
+    """Extend each row of prompt (B, T) int ids by n_new tokens. With the cache, each step feeds one
+    token; without, each step recomputes the whole sequence."""
     rng, ids = np.random.default_rng(seed), np.asarray(prompt)
     caches = model.new_caches() if use_cache else None
     feed = ids

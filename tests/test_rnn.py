@@ -374,6 +374,12 @@ def test_lstm_projection_size_errors_match_torch(proj_size):
     make = lambda n: n.LSTM(3, 5, proj_size=proj_size)
     assert _error(lambda: make(nn)) == _error(lambda: make(torch.nn))
 
+@pytest.mark.parametrize("kind", ["RNN", "GRU"])
+@pytest.mark.parametrize("proj_size", [0, 2])
+def test_projection_only_for_lstm(kind, proj_size):
+    make = lambda n: getattr(n, kind)(3, 5, proj_size=proj_size)
+    assert _error(lambda: make(nn)) == _error(lambda: make(torch.nn))
+
 @pytest.mark.parametrize("k", range(3))
 def test_lstm_projection_state_errors_match_torch(k):
     "h0 must have proj_size numbers, c0 hidden_size: torch's messages name the expected shapes."

@@ -117,14 +117,15 @@ def lstm_steps_backward(dy, dh, dc, saved, c0, w_hh, kernel=False, w_hr=None):
     """Backward through time for an LSTM: the chain rule through c_t = f·c_{t-1} + i·g, h_t =
     o·tanh(c_t), step by step from the last, on the forward's transposed blocks. Returns dL/d(gate
     pre-activations) (T, B, 4H), dL/dh0, dL/dc0 and, with a projection, dL/dh_t (T, B, P) for W_hr's
-    gradient. `kernel`: each step's element-wise part in one Numba kernel (below) instead of twenty
-    numpy operations."""
+    gradient. `kernel`: each step's element-wise part in one Numba kernel (below) instead of about
+    fifteen numpy operations."""
     gates, cs, tcs = (saved[k].transpose(0, 2, 1) for k in ("gates", "cs", "tcs"))  # (T, ·, B)
     T, G, B = gates.shape
     H = G // 4
     da = np.empty((G, T, B), gates.dtype)
     dhs = None if w_hr is None else np.empty((T, len(w_hr), B), gates.dtype)
     dy, dh, dc = dy.transpose(0, 2, 1), dh.T, np.array(dc.T, gates.dtype, order="C")
+    up = np.empty((G, B), gates.dtype)
     for t in reversed(range(T)):
         c_prev = cs[t - 1] if t > 0 else c0.T
         d_h = dh + dy[t]                                 # from the output and from step t+1
@@ -134,12 +135,16 @@ def lstm_steps_backward(dy, dh, dc, saved, c0, w_hh, kernel=False, w_hr=None):
         d = da[:, t]
         if kernel: lstm_backward_kernel(gates[t], tcs[t], c_prev, d_h, dc, d)
         else:
-            i, f, g, o = (gates[t, k * H:(k + 1) * H] for k in range(4))
-            dc = dc + d_h * o * (1 - tcs[t] * tcs[t])
-            np.multiply(dc * g, i * (1 - i), out=d[:H])
-            np.multiply(dc * c_prev, f * (1 - f), out=d[H:2 * H])
-            np.multiply(dc * i, 1 - g * g, out=d[2 * H:3 * H])
-            np.multiply(d_h * tcs[t], o * (1 - o), out=d[3 * H:])
+            a, tc = gates[t], tcs[t]
+            i, f, g, o = (a[k * H:(k + 1) * H] for k in range(4))
+            dc = dc + d_h * o * (1 - tc * tc)
+            np.multiply(dc, g, out=up[:H])               # dL/d(the four gates' values)
+            np.multiply(dc, c_prev, out=up[H:2 * H])
+            np.multiply(dc, i, out=up[2 * H:3 * H])
+            np.multiply(d_h, tc, out=up[3 * H:])
+            slope = a - a * a                            # σ' = σ(1 - σ), all four blocks at once,
+            np.subtract(1, g * g, out=slope[2 * H:3 * H])  # but tanh' = 1 - g² for g
+            np.multiply(up, slope, out=d)
             dc = dc * f                                  # along the highway: only the forget gate
         dh = w_hh.T @ d
     da = da.transpose(1, 2, 0)
@@ -529,26 +534,25 @@ def forward(self: RNNBase, input, hx=None):
     return (x, tuple(h_n)) if lstm else (x, h_n[0])
 
 # %% ../../nbs/10_rnn.ipynb #rnn044
+def _no_projection(kwargs):
+    "PyTorch's RNN and GRU take no other keyword; proj_size gets its own message."
+    if "proj_size" in kwargs:
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+    if kwargs: raise TypeError(f"unexpected keyword argument '{next(iter(kwargs))}'")
+
 class RNN(RNNBase):
     "Elman RNN, h_t = tanh(x_t W_ihᵀ + b_ih + h_{t-1} W_hhᵀ + b_hh) (or relu), PyTorch's nn.RNN."
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True,
-                 batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None):
+                 batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None,
+                 **kwargs):
+        _no_projection(kwargs)
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(
                 f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'."
             )
-        super().__init__(
-            "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU",
-            input_size,
-            hidden_size,
-            num_layers,
-            bias,
-            batch_first,
-            dropout,
-            bidirectional,
-            device=device,
-            dtype=dtype,
-        )
+        mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
+        super().__init__(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout,
+                         bidirectional, device=device, dtype=dtype)
         self.nonlinearity = nonlinearity
 
 class LSTM(RNNBase):
@@ -562,7 +566,8 @@ class LSTM(RNNBase):
 class GRU(RNNBase):
     "Gated recurrent unit, gates r, z, n stacked in that order: PyTorch's nn.GRU."
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, device=None, dtype=None):
+                 dropout=0.0, bidirectional=False, device=None, dtype=None, **kwargs):
+        _no_projection(kwargs)
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout,
                          bidirectional, device=device, dtype=dtype)
 
