@@ -159,8 +159,8 @@ def classifier_score(probs):
 
 # %% ../nbs/12_gan.ipynb #9e9113c6
 def slerp(z0, z1, t):
-    """Spherical interpolation between two codes (numpy arrays) at fractions t (1-d): shape (len(t),
-    *z0.shape)."""
+    """Spherical interpolation between two codes (numpy arrays) at fractions t (1-d): one code
+    per fraction, stacked along a new first axis."""
     a, b = z0.ravel().astype(np.float64), z1.ravel().astype(np.float64)
     omega = math.acos(np.clip(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)), -1, 1))
     t = np.asarray(t, np.float64)[:, None]
