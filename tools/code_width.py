@@ -10,7 +10,7 @@ from pathlib import Path
 
 MAX_COLUMNS = 100
 # chapter numbers (a sub-chapter 06a counts as 06) held to MAX_COLUMNS, and "index" for the front page
-CHECKED = ("index", "00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "12")
+CHECKED = ("index", "00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12")
 
 
 def is_checked(stem: str) -> bool:
