@@ -1,6 +1,6 @@
 """Every CUDA kernel of the package compiled to PTX for an H100/H200 (compute capability 9.0), with the argument
 types CudaBackend launches it with. Numba's simulator runs kernels as Python, so it never types them; this file
-does, without a GPU: Numba's CUDA target, NVVM and libdevice (the dev extra's `nvidia-nvvm` and
+does, without a GPU: Numba's CUDA target, NVVM and libdevice (the book extra's `nvidia-nvvm` and
 `nvidia-cuda-runtime` wheels), no driver. A typing or lowering error in any kernel, in any branch, fails here.
 
 The kernels are found, not listed: every numba CUDA dispatcher in the package's loaded modules (and in the
