@@ -4,7 +4,8 @@
 
 # %% auto #0
 __all__ = ['CHUNK', 'load_shakespeare', 'chunks', 'merge_pair', 'train_bpe', 'BPETokenizer', 'CausalSelfAttention', 'Block',
-           'GPT', 'get_batch', 'lm_loss', 'cosine_lr', 'train_gpt', 'nats_per_char', 'next_token', 'generate']
+           'GPT', 'get_batch', 'lm_loss', 'cosine_lr', 'decay_groups', 'train_gpt', 'nats_per_char', 'next_token',
+           'generate']
 
 # %% ../nbs/11b_gpt.ipynb #0eca0c4c
 import math, re
@@ -186,18 +187,25 @@ def lm_loss(model, x, y):
     logits = model(x)
     return cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
 
-def cosine_lr(step, steps, lr, warmup=30, floor=0.1):
+def cosine_lr(step, steps, lr, warmup=100, floor=0.0):
     "Linear warm-up, then a cosine from lr down to floor·lr."
     cosine = 0.5 * (1 + math.cos(math.pi * step / steps))
     return lr * min(1.0, (step + 1) / warmup) * (floor + (1 - floor) * cosine)
 
-def train_gpt(model, ids, steps, batch=32, lr=3e-3, seed=0, log=None):
+def decay_groups(model, weight_decay):
+    "Parameter groups for AdamW: the matrices decay, the vectors (biases, LayerNorm) do not."
+    params = list(model.parameters())
+    return [{"params": [p for p in params if p.ndim >= 2], "weight_decay": weight_decay},
+            {"params": [p for p in params if p.ndim < 2], "weight_decay": 0.0}]
+
+def train_gpt(model, ids, steps, batch=32, lr=2e-3, weight_decay=0.1, warmup=100, seed=0,
+              log=None):
     "AdamW on random windows of ids; returns the training losses."
     from minitorch_nb.optim import AdamW
-    opt = AdamW(model.parameters(), lr=lr, betas=(0.9, 0.99), weight_decay=0.01)
+    opt = AdamW(decay_groups(model, weight_decay), lr=lr, betas=(0.9, 0.99))
     rng, losses = np.random.default_rng(seed), []
     for step in range(steps):
-        for group in opt.param_groups: group["lr"] = cosine_lr(step, steps, lr)
+        for group in opt.param_groups: group["lr"] = cosine_lr(step, steps, lr, warmup)
         loss = lm_loss(model, *get_batch(ids, batch, model.block_size, rng))
         opt.zero_grad()
         loss.backward()
