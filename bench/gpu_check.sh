@@ -88,7 +88,8 @@ record_notebook() {  # run NOTEBOOK with its gpu cells, every cell even after an
 gpu_tests() {  # the tests that compile or run CUDA code (not the simulator's: it needs no GPU)
   local files=(tests/test_cuda_ptx.py) f
   for f in tests/test_gpu*.py; do [ -e "$f" ] && files+=("$f"); done
-  "$PY" -m pytest -q -p no:cacheprovider "${files[@]}"
+  # shellcheck disable=SC2046
+  "$PY" -m pytest -q -p no:cacheprovider $("$PY" -c "import xdist" 2>/dev/null && echo "-n 4") -rs --durations=5 "${files[@]}"
 }
 
 summary() {  # each step's exit status into gpu_check.json (written by the benchmark, or new); exit 1 if one failed
@@ -133,7 +134,7 @@ main() {
     if [ -d "$SITE" ]; then export PYTHONPATH="$PYTHONPATH:$SITE"; fi
     # the numbers first: they come back even if a later step runs out of time
     step "matmul vs cuBLAS (4096, float32)" 90 "$PY" bench/gpu_matmul.py --out "$OUT/gpu_check.json"
-    step "gpu tests" 60 gpu_tests
+    step "gpu tests" 90 gpu_tests
     if [ ! -f "$NOTEBOOK" ]; then fail "notebook #| gpu cells" "no notebook $NOTEBOOK"
     elif ! "$PY" -c "import nbdev" 2>/dev/null; then
       fail "notebook #| gpu cells" "nbdev not importable by $PY: carry wheels (bash bench/gpu_wheels.sh, bench/README.md)"
