@@ -114,11 +114,13 @@ def gpu_reduce_kernel(fn):
     @numba_cuda.jit
     def reduce_kernel(out, o_str, o_off, a, a_str, a_off, shape, total, n, step):
         partial = numba_cuda.shared.array(REDUCE_THREADS, a.dtype)
-        tx, ty = numba_cuda.threadIdx.x, numba_cuda.threadIdx.y
-        cols, rows = numba_cuda.blockDim.x, numba_cuda.blockDim.y
+        # as int64: some Numba versions type the indices uint32, which mixes badly with int64
+        tx, ty = np.int64(numba_cuda.threadIdx.x), np.int64(numba_cuda.threadIdx.y)
+        cols, rows = np.int64(numba_cuda.blockDim.x), np.int64(numba_cuda.blockDim.y)
         me, nd = ty * cols + tx, shape.size
+        start, stride = np.int64(numba_cuda.blockIdx.x) * cols, np.int64(numba_cuda.gridDim.x) * cols
         # every thread of the block runs every iteration: all reach each barrier
-        for first in range(numba_cuda.blockIdx.x * cols, total, numba_cuda.gridDim.x * cols):
+        for first in range(start, total, stride):
             i = first + tx  # this thread's output
             if i < total and ty < n:
                 pa = gpu_position_of(i, shape, a_str, a_off, nd)
