@@ -114,7 +114,7 @@ def gpu_reduce_kernel(fn):
     @numba_cuda.jit
     def reduce_kernel(out, o_str, o_off, a, a_str, a_off, shape, total, n, step):
         partial = numba_cuda.shared.array(REDUCE_THREADS, a.dtype)
-        # as int64: some Numba versions type the indices uint32, which mixes badly with int64
+        # thread and block indices (int32) as int64, the type of the sizes and offsets they meet
         tx, ty = np.int64(numba_cuda.threadIdx.x), np.int64(numba_cuda.threadIdx.y)
         cols, rows = np.int64(numba_cuda.blockDim.x), np.int64(numba_cuda.blockDim.y)
         me, nd = ty * cols + tx, shape.size
