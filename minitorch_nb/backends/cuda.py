@@ -118,7 +118,8 @@ def gpu_reduce_kernel(fn):
         tx, ty = np.int64(numba_cuda.threadIdx.x), np.int64(numba_cuda.threadIdx.y)
         cols, rows = np.int64(numba_cuda.blockDim.x), np.int64(numba_cuda.blockDim.y)
         me, nd = ty * cols + tx, shape.size
-        start, stride = np.int64(numba_cuda.blockIdx.x) * cols, np.int64(numba_cuda.gridDim.x) * cols
+        start = np.int64(numba_cuda.blockIdx.x) * cols
+        stride = np.int64(numba_cuda.gridDim.x) * cols
         # every thread of the block runs every iteration: all reach each barrier
         for first in range(start, total, stride):
             i = first + tx  # this thread's output
