@@ -88,7 +88,9 @@ record_notebook() {  # run NOTEBOOK with its gpu cells, every cell even after an
 gpu_tests() {  # the tests that compile or run CUDA code (not the simulator's: it needs no GPU)
   local files=(tests/test_cuda_ptx.py) f
   for f in tests/test_gpu*.py; do [ -e "$f" ] && files+=("$f"); done
-  "$PY" -m pytest -q -p no:cacheprovider "${files[@]}"
+  local workers=()  # 4 processes where there are cores for them (the GPU machine's 16) and pytest-xdist
+  if [ "$(nproc)" -ge 8 ] && "$PY" -c "import xdist" 2>/dev/null; then workers=(-n 4); fi
+  "$PY" -m pytest -q -p no:cacheprovider "${workers[@]}" -rs --durations=5 "${files[@]}"
 }
 
 summary() {  # each step's exit status into gpu_check.json (written by the benchmark, or new); exit 1 if one failed
@@ -120,7 +122,7 @@ main() {
     if [ -d .whl ]; then say "dry run: a GPU run would install the wheels in .whl/ into $SITE"; fi
     export PYTHONPATH="$REPO"
     step "matmul vs numpy (simulator, n=20)" 90 env NUMBA_ENABLE_CUDASIM=1 "$PY" bench/gpu_matmul.py --dry --out "$OUT/gpu_check.json"
-    step "gpu tests (PTX compile, no GPU)" 90 gpu_tests
+    step "gpu tests (PTX compile, no GPU)" 150 gpu_tests
     if [ ! -f "$NOTEBOOK" ]; then fail "notebook #| gpu cells" "no notebook $NOTEBOOK"
     elif ! "$PY" -c "import nbdev" 2>/dev/null; then fail "notebook #| gpu cells" "nbdev not importable by $PY"
     else skip "notebook #| gpu cells" "dry run: a GPU run does tools/execute_nbs.py --one --keep-going --flags gpu $NOTEBOOK"
@@ -133,7 +135,7 @@ main() {
     if [ -d "$SITE" ]; then export PYTHONPATH="$PYTHONPATH:$SITE"; fi
     # the numbers first: they come back even if a later step runs out of time
     step "matmul vs cuBLAS (4096, float32)" 90 "$PY" bench/gpu_matmul.py --out "$OUT/gpu_check.json"
-    step "gpu tests" 60 gpu_tests
+    step "gpu tests" 90 gpu_tests
     if [ ! -f "$NOTEBOOK" ]; then fail "notebook #| gpu cells" "no notebook $NOTEBOOK"
     elif ! "$PY" -c "import nbdev" 2>/dev/null; then
       fail "notebook #| gpu cells" "nbdev not importable by $PY: carry wheels (bash bench/gpu_wheels.sh, bench/README.md)"

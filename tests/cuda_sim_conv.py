@@ -12,7 +12,7 @@ from minitorch_nb.nn import conv as C
 
 rng = np.random.default_rng(0)
 launched = []
-for name in ("gpu_im2col_kernel", "gpu_col2im_kernel"):  # count the launches of this chapter's kernels
+for name in ("gpu_im2col_kernel", "gpu_col2im_kernel", "gpu_max_pool_kernel"):  # count the launches of this chapter's kernels
     kernel = getattr(C, name)
     class Counting:
         def __init__(self, kernel, name): self.kernel, self.name = kernel, name
@@ -64,6 +64,26 @@ def check_ops():
     np.testing.assert_allclose(a.to("numpy").numpy(), TF.avg_pool2d(torch.tensor(x), 2, ceil_mode=True).numpy(), rtol=1e-12)
     print("conv2d, conv_transpose2d, max_pool2d, avg_pool2d on device 'cuda'")
 
+def check_max_pool_ties_and_nan():
+    """gpu_max_pool_kernel: ties go to the first maximum, the last NaN of a window wins, an all -inf window points at
+    its first position inside the input (PyTorch's rules); the same positions on every run; float32 and float64."""
+    a = np.array([[[[3.0, 3.0, 1.0, 5.0, 0.0], [3.0, 3.0, np.nan, 2.0, 0.0], [0.0, np.nan, np.nan, 2.0, 1.0],
+                    [-np.inf, -np.inf, 2.0, 2.0, 1.0], [-np.inf, -np.inf, 7.0, 7.0, 1.0]]]])
+    before = launched.count("gpu_max_pool_kernel")
+    for dtype in (np.float32, np.float64):
+        for args in ((2,), (2, 1), (3, 1, 1), (2, 2, 1, 2)):
+            x = a.astype(dtype)
+            tv, ti = TF.max_pool2d(torch.tensor(x), *args, return_indices=True)
+            if args == (2, 1): assert ti[0, 0, 1, 1] == 12 and ti[0, 0, 3, 0] == 15, ti  # the last NaN; all -inf
+            runs = [F.max_pool2d(mt.tensor(x, device="cuda"), *args, return_indices=True) for _ in range(3)]
+            for v, i in runs:
+                np.testing.assert_array_equal(i.to("numpy").numpy(), ti.numpy(), err_msg=f"{dtype} {args}")
+                np.testing.assert_array_equal(v.to("numpy").numpy(), tv.numpy())  # NaN where NaN
+                assert v.dtype == dtype
+    assert launched.count("gpu_max_pool_kernel") - before == 2 * 4 * 3, launched
+    print("max_pool2d kernel: ties, NaN and -inf windows as torch, 3 runs alike, float32 and float64")
+
 check_kernels()
+check_max_pool_ties_and_nan()
 check_ops()
 print("conv simulator checks passed")

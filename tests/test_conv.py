@@ -523,3 +523,15 @@ def test_cuda_kernels_under_the_simulator():
     result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "conv simulator checks passed" in result.stdout, result.stdout
+
+@pytest.mark.parametrize("args", [(2, 2, 0), (2, 1, 0), (3, 1, 1)], ids=str)
+def test_max_pool_general_path_takes_the_last_nan(args):
+    """max_pool_strided (im2col, max and argmax: the path of a backend without a pooling kernel) on ties and NaN,
+    on NDArrays of device 'strided', against torch's positions: argmax alone would take the first NaN."""
+    a = np.array([[[[3.0, 3.0, 1.0, 5.0], [3.0, 3.0, np.nan, 2.0], [0.0, np.nan, np.nan, 2.0],
+                    [1.0, 1.0, 2.0, 2.0]]]])
+    win = C._pool_windows("max_pool2d", mt.tensor(a), *args, 1, False)
+    best, at = C.max_pool_strided(mt.tensor(a, device="strided").array, win)
+    tv, ti = TF.max_pool2d(torch.tensor(a), *args, return_indices=True)
+    np.testing.assert_array_equal(at.to_numpy(), ti.numpy())
+    np.testing.assert_array_equal(best.to_numpy(), tv.numpy())

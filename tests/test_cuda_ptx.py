@@ -93,12 +93,24 @@ GEOMETRY = (I64,) * 14
 SIGNATURES.update({
     "gpu_im2col_kernel": [(buf(d), buf(d), META, I64, *GEOMETRY, F64, I64) for d in FLOATS],
     "gpu_col2im_kernel": [(buf(d), buf(d), *GEOMETRY, I64) for d in FLOATS],
+    # max pooling: values, int64 positions, the input, its strides and offset, the geometry, -inf, the count
+    "gpu_max_pool_kernel": [(buf(d), buf(I64), buf(d), META, I64, *GEOMETRY, d, I64) for d in FLOATS],
 })
 TILE = kernels.TILE
 SHARED_BYTES = {  # kernels that stage tiles in shared memory: float32 tiles of TILE x TILE, two or four of them
     "gpu_matmul_tiled": 2 * TILE * TILE * 4,
     "gpu_matmul_double_buffered": 2 * 2 * TILE * TILE * 4,
 }
+
+def is_reduction(name):
+    "An op-table row's reduction kernel (a tree over REDUCE_THREADS partials in shared memory)."
+    return name.startswith("GPU_KERNELS[") and nd.OPS[name[len("GPU_KERNELS["):-1]].kind == "reduce"
+
+def expected_shared_bytes(name, sig):
+    "Shared memory a kernel declares: the matmuls' tiles; a reduction's partials, REDUCE_THREADS of its dtype."
+    if name in SHARED_BYTES: return SHARED_BYTES[name]
+    if is_reduction(name): return kernels.REDUCE_THREADS * numba.np.numpy_support.as_dtype(sig[3].dtype).itemsize
+    return 0
 
 def cuda_dispatchers():
     """Every numba CUDA dispatcher (kernel or device function) in the loaded minitorch_nb modules, by name, and in
@@ -201,6 +213,9 @@ def test_kernel_compiles_to_ptx_for_sm90(name):
         if name in SHARED_BYTES:
             assert shared_bytes(ptx) == SHARED_BYTES[name], (where, shared_bytes(ptx))
             for op in ("st.shared.f32", "ld.shared.f32", "bar.sync"): assert op in ptx, (where, op)
+        elif is_reduction(name):
+            assert shared_bytes(ptx) == expected_shared_bytes(name, sig), (where, shared_bytes(ptx))
+            for op in ("st.shared.", "ld.shared.", "bar.sync"): assert op in ptx, (where, op)
         else:
             assert shared_bytes(ptx) == 0 and "bar.sync" not in ptx, f"{where}: unexpected shared memory or barrier"
 
@@ -209,6 +224,17 @@ def test_tiled_matmuls_accumulate_in_float32_with_fma(name):
     ptx, _ = compile_one(name, TILED_SIG)
     assert ptx.count("fma.rn.f32") >= TILE, "the unrolled inner loop over one tile: one fused multiply-add per step"
     assert not re.search(r"\.f64\b", ptx), "no float64 arithmetic in the float32 tiled kernel"
+
+def test_float32_reductions_stay_in_float32_with_a_barrier_per_tree_step():
+    """sum and max of float32: partials in a float32 shared array (REDUCE_THREADS x 4 bytes), no float64 arithmetic,
+    barriers between the tree's steps; the tree's loop is not unrolled (its depth depends on the launch)."""
+    for op in ("sum", "max"):
+        ptx, _ = compile_one(f"GPU_KERNELS[{op}]", reduce_sig(F32))
+        assert shared_bytes(ptx) == kernels.REDUCE_THREADS * 4, shared_bytes(ptx)
+        assert "st.shared.f32" in ptx and "ld.shared.f32" in ptx, op
+        assert not re.search(r"\.f64\b", ptx), f"{op}: float64 arithmetic in the float32 reduction"
+        assert ptx.count("bar.sync") >= 2, f"{op}: a barrier after the partials and after each tree step"
+    assert "add.f32" in compile_one("GPU_KERNELS[sum]", reduce_sig(F32))[0]
 
 def test_naive_matmul_accumulates_float32_in_float64():
     ptx, _ = compile_one("gpu_matmul_naive", naive_sig(F32))

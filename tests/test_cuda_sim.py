@@ -37,3 +37,11 @@ def test_streams_and_events_without_cuda_say_so():
             make()
     with pytest.raises(TypeError, match="needs an mt.cuda.Stream"):
         with mt.cuda.stream("side"): pass
+
+def test_reduction_kernel_under_the_simulator():
+    "06c's tree reduction: bit for bit its numpy model, every reduction, axis and keepdims against numpy."
+    script = Path(__file__).with_name("cuda_sim_reduce.py")
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "reductions: 5 simulator checks passed" in result.stdout, result.stdout

@@ -9,9 +9,9 @@ __all__ = ['Windows', 'KERNEL_DTYPES', 'GPU_DTYPES', 'PADDING_MODES', 'conv_out_
            'gpu_col2im_kernel', 'Conv2dFunction', 'Conv2dInput', 'Conv2dWeight', 'same_padding', 'conv2d', 'conv1d',
            'conv_transpose_out_size', 'conv_transpose2d', 'conv_transpose1d', 'lowest', 'first_inside',
            'max_pool_numpy', 'max_pool_backward_numpy', 'max_pool_kernel', 'max_pool_backward_kernel',
-           'max_pool_strided', 'max_pool_backward_strided', 'max_pool', 'max_pool_backward', 'pool_out_size',
-           'windows_overlap', 'gather_planes', 'MaxPool2dFunction', 'MaxPoolScatter', 'MaxPoolGather', 'max_pool2d',
-           'max_pool2d_with_indices', 'Im2Col', 'Col2Im', 'avg_divisors', 'avg_pool2d', 'adaptive_bins',
+           'max_pool_strided', 'max_pool_backward_strided', 'max_pool', 'max_pool_backward', 'gpu_max_pool_kernel',
+           'pool_out_size', 'windows_overlap', 'gather_planes', 'MaxPool2dFunction', 'MaxPoolScatter', 'MaxPoolGather',
+           'max_pool2d', 'max_pool2d_with_indices', 'Im2Col', 'Col2Im', 'avg_divisors', 'avg_pool2d', 'adaptive_bins',
            'adaptive_avg_pool2d', 'unfold', 'fold', 'nearest_source', 'interpolate', 'Conv2d', 'Conv1d',
            'ConvTranspose2d', 'ConvTranspose1d', 'MaxPool2d', 'AvgPool2d', 'AdaptiveAvgPool2d', 'Upsample', 'small_cnn']
 
@@ -710,12 +710,16 @@ def max_pool_backward_kernel(gx, g, at, planes, plane_size, per_plane):
 
 # %% ../../nbs/07_conv.ipynb #7a8a5fc1
 def max_pool_strided(x, win):
-    """The general path: im2col with `lowest` padding, then max and argmax over the window (numpy's
-    NaN rule)."""
+    """The general path: im2col with `lowest` padding, then max and argmax over the window (and the
+    last NaN, PyTorch's rule, where argmax takes the first)."""
     xp = namespace(x)
     (N, C, H, W), (kh, kw), (sh, sw), (ph, pw), (dh, dw), (ho, wo) = x.shape, *win
     windows = im2col(x, win, lowest(x.dtype)).reshape(C, kh * kw, N, ho, wo)
     k = xp.argmax(windows, axis=1)  # offset of the first maximum inside each window
+    if windows.dtype.kind == "f":
+        nan = xp.isnan(windows)
+        last_nan = kh * kw - 1 - xp.argmax(xp.flip(nan, axis=1), axis=1)
+        k = xp.where(xp.any(nan, axis=1), last_nan, k)
     oh, ow = np.arange(ho)[:, None], np.arange(wo)[None, :]
     # where offset (0, 0) reads
     corner = xp.asarray((oh * sh - ph) * W + ow * sw - pw, device=x.device)
@@ -790,6 +794,43 @@ def max_pool_backward(g, at, shape, overlap=True):
     if isinstance(g, np.ndarray): return max_pool_backward_numpy(g, at, tuple(shape), overlap)
     return shortcut(g.backend.max_pool_backward_all, max_pool_backward_strided, g, at,
                     tuple(shape), overlap)
+
+# %% ../../nbs/07_conv.ipynb #c7d0a1e1
+@numba_cuda.jit
+def gpu_max_pool_kernel(out, at, x, xs, xo, N, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, ho, wo,
+                        low, total):
+    """One thread per output: the max of its window and the position of its first maximum (the last
+    NaN wins), as max_pool_kernel and PyTorch."""
+    for o in range(numba_cuda.grid(1), total, numba_cuda.gridsize(1)):
+        ow, r = o % wo, o // wo
+        oh, task = r % ho, r // ho
+        plane = xo + (task // C) * xs[0] + (task % C) * xs[1]
+        best, best_at = low, -1
+        for i in range(kh):
+            h = oh * sh - ph + i * dh
+            if h < 0 or h >= H: continue
+            for j in range(kw):
+                w = ow * sw - pw + j * dw
+                if w < 0 or w >= W: continue
+                v = x[plane + h * xs[2] + w * xs[3]]
+                if best_at < 0: best_at = h * W + w  # the first position inside x
+                if v > best or v != v: best, best_at = v, h * W + w
+        out[o], at[o] = best, best_at
+
+@patch
+def max_pool_all(self: CudaBackend, x, win):
+    "gpu_max_pool_kernel, one thread per output; other dtypes take the general path."
+    if x.dtype not in GPU_DTYPES: return NotImplemented
+    (N, C, H, W), (ho, wo) = x.shape, win.out
+    xp = namespace(x)
+    best = xp.empty((N, C, ho, wo), dtype=x.dtype)
+    at = xp.empty((N, C, ho, wo), dtype=np.int64)
+    if best.size:
+        launch(gpu_max_pool_kernel, blocks_for(best.size))(best.buffer, at.buffer, x.buffer,
+                                                           _meta(x.strides), x.offset, N, C, H, W,
+                                                           *_geometry(win),
+                                                           x.dtype.type(lowest(x.dtype)), best.size)
+    return best, at
 
 # %% ../../nbs/07_conv.ipynb #5c2e482f
 def pool_out_size(n, k, stride, padding=0, dilation=1, ceil_mode=False):
