@@ -934,12 +934,26 @@ class Permute(Function):
         inverse = tuple(sorted(range(len(ctx.dims)), key=lambda i: ctx.dims[i]))
         return grad.permute(*inverse)
 
+def _stacked_rows(a):
+    """True when the dimensions of `a` before the last merge into the rows of one matrix without a
+    copy (each one steps over the whole of the next)."""
+    s, n = a.strides, a.shape
+    return a.size > 0 and all(s[i] == s[i + 1] * n[i + 1] for i in range(a.ndim - 2))
+
+def _fold_matmul(a, b):
+    """a @ b on arrays. A stack of matrices (..., M, K) times one matrix (K, N) runs as one
+    (...·M, K) @ (K, N) product: one BLAS call instead of one per matrix of the stack."""
+    xp = namespace(a)
+    if b.ndim != 2 or a.ndim < 3 or not _stacked_rows(a): return xp.matmul(a, b)
+    out = xp.matmul(xp.reshape(a, (-1, a.shape[-1])), b)
+    return xp.reshape(out, (*a.shape[:-1], b.shape[-1]))
+
 class MatMul(Function):
     @staticmethod
     def forward(ctx, a, b):
         _check_matmul(a.shape, b.shape)
         ctx.save_for_backward(a, b)
-        return namespace(a.array).matmul(a.array, b.array)
+        return _fold_matmul(a.array, b.array)
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
@@ -949,7 +963,9 @@ class MatMul(Function):
         g2 = grad.reshape(*batch, a2.shape[-2], b2.shape[-1])
         need_a, need_b = ctx.needs_input_grad
         ga = unbroadcast(g2 @ b2.mT, a2.shape).reshape(a.shape) if need_a else None
-        gb = unbroadcast(a2.mT @ g2, b2.shape).reshape(b.shape) if need_b else None
+        if need_b and b2.ndim == 2 < a2.ndim:  # Aᵀ G summed over the stack: one product of its rows
+            gb = (a2.reshape(-1, a2.shape[-1]).mT @ g2.reshape(-1, g2.shape[-1])).reshape(b.shape)
+        else: gb = unbroadcast(a2.mT @ g2, b2.shape).reshape(b.shape) if need_b else None
         return ga, gb
 
 def _check_matmul(sa, sb):

@@ -82,3 +82,27 @@ def test_thread_environment_is_set_in_one_place_and_yields_to_the_user():
                               r"OPENBLAS_THREAD_TIMEOUT)\"", "--", "minitorch_nb", "bench"], cwd=ROOT,
                              capture_output=True, text=True).stdout
     assert setters == ""  # the package and the benchmarks leave it to THREAD_ENV
+
+FAULT_PROBE = """
+import resource, minitorch_nb as mt, numpy as np
+def step(): return sum(float(a[0]) for a in [np.ones(1 << 20, np.float32) for _ in range(40)])  # 160 MiB
+step()
+faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(3): step()
+print(mt.backends.cpu.MALLOC_KEPT, (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) / 3)
+"""
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt")
+def test_freed_memory_is_kept_unless_the_user_says_otherwise():
+    "Chapter 06a: the package keeps freed blocks mapped (no page faults when a step allocates them again)."
+    import os
+    base = {k: v for k, v in os.environ.items()
+            if k not in ("MINITORCH_NB_MALLOC", "MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_", "GLIBC_TUNABLES")}
+    def probe(**extra):
+        out = subprocess.run([sys.executable, "-c", FAULT_PROBE], env={**base, **extra}, capture_output=True,
+                             text=True, check=True).stdout.split()
+        return out[0] == "True", float(out[1])
+    (kept, faults_kept), (off, faults_off) = probe(), probe(MINITORCH_NB_MALLOC="0")
+    assert not off and not probe(MALLOC_TRIM_THRESHOLD_="131072")[0]  # opted out, or the user's own setting
+    if kept:  # glibc
+        assert faults_off > 1000 and faults_kept < 0.05 * faults_off, (faults_kept, faults_off)

@@ -12,8 +12,9 @@ __all__ = ['cpu_position_of', 'CHUNK', 'GATHER', 'inline', 'inline_identity', 'P
            'greater_equal_', 'logical_and_', 'logical_or_', 'logical_xor_', 'bitwise_and_', 'bitwise_or_',
            'bitwise_xor_', 'MAP_KERNELS', 'ZIP_KERNELS', 'STALE_CACHE_DROPPED', 'sum_', 'prod_', 'max_', 'min_', 'any_',
            'all_', 'REDUCE_KERNELS', 'TILE_I', 'TILE_K', 'TILE_J', 'TILE_CANDIDATES', 'matmul_tuner', 'SUPPORTED',
-           'PARALLEL_MIN', 'NUMPY_LOOP_OPS', 'NUMPY_SIMD_OPS', 'UFUNC_WORKERS', 'cpu_backend', 'WELFORD_ROWS',
-           'RSQRT_MAGIC', 'position_of', 'coalesce', 'split_rows', 'map_loop', 'zip_loop', 'scalars', 'negative_kernel',
+           'PARALLEL_MIN', 'NUMPY_LOOP_OPS', 'NUMPY_SIMD_OPS', 'UFUNC_WORKERS', 'cpu_backend', 'M_TRIM_THRESHOLD',
+           'M_MMAP_THRESHOLD', 'KEEP_FREE_BYTES', 'MMAP_MIN_BYTES', 'MALLOC_KEPT', 'WELFORD_ROWS', 'RSQRT_MAGIC',
+           'position_of', 'coalesce', 'split_rows', 'map_loop', 'zip_loop', 'scalars', 'negative_kernel',
            'positive_kernel', 'abs_kernel', 'square_kernel', 'sign_kernel', 'invert_kernel', 'logical_not_kernel',
            'exp_kernel', 'expm1_kernel', 'log_kernel', 'log1p_kernel', 'log2_kernel', 'log10_kernel', 'sqrt_kernel',
            'sin_kernel', 'cos_kernel', 'tan_kernel', 'sinh_kernel', 'cosh_kernel', 'tanh_kernel', 'floor_kernel',
@@ -28,8 +29,9 @@ __all__ = ['cpu_position_of', 'CHUNK', 'GATHER', 'inline', 'inline_identity', 'P
            'take_kernel', 'put_kernel', 'reduce_loop', 'sum_kernel', 'prod_kernel', 'max_kernel', 'min_kernel',
            'any_kernel', 'all_kernel', 'arg_reduce_kernel', 'matmul_strided_kernel', 'tiled_matmul_loops',
            'matmul_tiled_kernel', 'matmul_tiled_sized_kernel', 'Autotuner', 'tiled_matmul_variants', 'matmul_autotuned',
-           'ufunc_on_threads', 'CpuBackend', 'relu_affine_kernel', 'fused_relu_affine', 'bias_relu_kernel',
-           'linear_relu', 'welford_chunks_kernel', 'chan_merge', 'batch_norm_stats', 'rsqrt_newton', 'sigmoid_lut']
+           'ufunc_on_threads', 'CpuBackend', 'keep_freed_memory', 'relu_affine_kernel', 'fused_relu_affine',
+           'bias_relu_kernel', 'linear_relu', 'welford_chunks_kernel', 'chan_merge', 'batch_norm_stats', 'rsqrt_newton',
+           'sigmoid_lut']
 
 # %% ../../nbs/06a_cpu_kernels.ipynb #60c26020
 from concurrent.futures import ThreadPoolExecutor
@@ -837,6 +839,28 @@ class CpuBackend(NumpyBackend):
 
 cpu_backend = CpuBackend()
 register_backend("cpu", cpu_backend)
+
+# %% ../../nbs/06a_cpu_kernels.ipynb #a06mal2
+import ctypes, os
+
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters (malloc.h)
+KEEP_FREE_BYTES = 1 << 30  # free heap kept before glibc returns it to the system
+MMAP_MIN_BYTES = 1 << 25   # blocks below this come from the heap (32 MiB: glibc's largest)
+
+def keep_freed_memory(trim=KEEP_FREE_BYTES, mmap=MMAP_MIN_BYTES):
+    """Ask glibc's malloc to keep freed memory mapped for the next allocation: blocks under `mmap`
+    bytes from the heap, and up to `trim` free bytes of heap kept. True where it applied (glibc)."""
+    try: mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError, TypeError): return False  # no C library of that kind
+    return bool(mallopt(M_MMAP_THRESHOLD, mmap)) and bool(mallopt(M_TRIM_THRESHOLD, trim))
+
+def _malloc_set_by_user(env=os.environ):
+    "True when the environment already tunes glibc's malloc: the user's settings win."
+    return any(name in env for name in ("MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_")) or (
+        "glibc.malloc." in env.get("GLIBC_TUNABLES", ""))
+
+MALLOC_KEPT = (os.environ.get("MINITORCH_NB_MALLOC", "1") != "0" and not _malloc_set_by_user()
+               and keep_freed_memory())
 
 # %% ../../nbs/06a_cpu_kernels.ipynb #7055106c
 @njit(parallel=True, cache=True)

@@ -25,7 +25,8 @@ import numpy as np
 from fastcore.basics import patch
 from ..autograd import (Tensor, Function, no_grad, namespace, float32, float64, int64,
                                    device as _device,
-                                   available_devices, broadcast_shapes, result_type, autocast_op)
+                                   available_devices, broadcast_shapes, result_type, autocast_op,
+                                   _fold_matmul)
 from ..ops import rand, randn, where, cat
 
 # %% ../../nbs/02_nn.ipynb #ffea1cfe
@@ -438,7 +439,7 @@ class LinearFunction(Function):
         ctx.needs = x.requires_grad, weight.requires_grad, bias is not None and bias.requires_grad
         ctx.has_bias = bias is not None
         ctx.save_for_backward(x if ctx.needs[1] else None, weight if ctx.needs[0] else None)
-        y = xp.matmul(x.array, xp.permute_dims(weight.array, (1, 0)))
+        y = _fold_matmul(x.array, xp.permute_dims(weight.array, (1, 0)))  # one GEMM for a stack
         return y if bias is None else y + bias.array
 
     @staticmethod
