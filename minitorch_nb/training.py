@@ -18,7 +18,7 @@ from bisect import bisect_right
 from collections import Counter
 import numpy as np
 from fastcore.basics import patch
-from .autograd import Tensor, enable_grad, namespace
+from .autograd import Tensor, enable_grad, namespace, _is_float
 from . import nn
 
 # %% ../nbs/03_optim.ipynb #bc3ec7ba
@@ -137,7 +137,7 @@ def _state_value(v, p, name):
     if isinstance(v, np.ndarray): v = Tensor._make(v)
     if not isinstance(v, Tensor): return v
     arr = v.array
-    if name != "step" and v.dtype.kind == "f" and v.dtype != p.dtype:
+    if name != "step" and _is_float(v.dtype) and v.dtype != p.dtype:
         arr = namespace(arr).astype(arr, p.dtype)
     t = Tensor._make(namespace(arr).asarray(arr, copy=True))
     return t if t.device == p.device else Tensor._make(t.to(p.device).array)

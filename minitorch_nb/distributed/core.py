@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 from fastcore.basics import patch
 from ..autograd import (Tensor, AccumulateGrad, no_grad, is_grad_enabled, graph_nodes,
+                                   _is_float,
                                    tensor)
 from ..data import register_replica_source
 from ..ndarray import NDArray
@@ -168,7 +169,7 @@ def _mpi_op(op):
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     "Combine `tensor` across all ranks with `op`, in place: every rank ends with the result."
     comm, MPI = _group(group).comm, _mpi()
-    if op == ReduceOp.AVG and tensor.dtype.kind != "f":
+    if op == ReduceOp.AVG and not _is_float(tensor.dtype):
         raise TypeError(f"ReduceOp.AVG needs a floating-point tensor, got {tensor.dtype}")
     ctx = _buffer(tensor, widen=True)
     buf = ctx.__enter__()
