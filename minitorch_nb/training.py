@@ -18,7 +18,7 @@ from bisect import bisect_right
 from collections import Counter
 import numpy as np
 from fastcore.basics import patch
-from .autograd import Tensor, enable_grad, namespace, _is_float
+from .autograd import Tensor, enable_grad, namespace, _is_float, bfloat16, float32
 from . import nn
 
 # %% ../nbs/03_optim.ipynb #bc3ec7ba
@@ -78,7 +78,8 @@ class Optimizer:
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is None: continue
-                self._update(p, group)
+                if p.dtype == bfloat16: _update_in_float32(self, p, group)
+                else: self._update(p, group)
                 p._version.value += 1  # the parameter changed in place
         return loss
 
@@ -95,6 +96,23 @@ class Optimizer:
             lines.append(f"Parameter Group {i}")
             lines += [f"    {k}: {v}" for k, v in sorted(group.items()) if k != "params"]
         return "\n".join(lines + [")"])
+
+def _update_in_float32(opt, p, group):
+    """A bfloat16 parameter's update, computed in float32 (numpy's bfloat16 arithmetic would round
+    after every operation) and rounded once into the parameter and its state, which stays bfloat16."""
+    wide = lambda t: Tensor._make(namespace(t.array).astype(t.array, float32))
+    p32 = wide(p)
+    p32.grad = wide(p.grad)
+    if p in opt.state:
+        opt.state[p32] = {k: wide(v) if isinstance(v, Tensor) and v.dtype == bfloat16 else v
+                          for k, v in opt.state[p].items()}
+    try: opt._update(p32, group)
+    finally: new = opt.state.pop(p32, None)
+    if new is not None:  # moments and buffers in the parameter's dtype; a step count as it is
+        opt.state[p] = {k: Tensor._make(namespace(v.array).astype(v.array, bfloat16))
+                        if isinstance(v, Tensor) and v.dtype == float32 and k != "step" else v
+                        for k, v in new.items()}
+    p.array[...] = p32.array
 
 # %% ../nbs/03_optim.ipynb #ee119717
 @patch

@@ -345,3 +345,40 @@ def test_errors_like_torch(bad, device):
         theirs_fn()
     with pytest.raises(type(theirs.value)):
         ours_fn()
+
+# --- optimizers on bfloat16 parameters ------------------------------------------------------------------------
+
+def optimizer_runs(name, kw, device, steps=3):
+    "The same bfloat16 parameter and gradients through `steps` steps of ours, torch's, and torch's in float64."
+    rng = np.random.default_rng(0)
+    w0 = rng.standard_normal(1000).astype(np.float32).astype(BF16)
+    grads = [rng.standard_normal(1000).astype(np.float32).astype(BF16) for _ in range(steps)]
+    p = mt.tensor(w0, device=device, requires_grad=True)
+    q = torch.tensor(w0.astype(np.float32)).bfloat16().requires_grad_()
+    q64 = torch.tensor(w0.astype(np.float64), requires_grad=True)
+    opts = getattr(mt.optim, name)([p], **kw), getattr(torch.optim, name)([q], **kw), getattr(torch.optim, name)([q64], **kw)
+    for g in grads:
+        p.grad = mt.tensor(g, device=device)
+        q.grad, q64.grad = torch.tensor(g.astype(np.float32)).bfloat16(), torch.tensor(g.astype(np.float64))
+        for o in opts: o.step()
+    return p, q, q64, opts[0].state.get(p, {}), opts[1].state.get(q, {})
+
+def test_sgd_step_on_bfloat16_parameters_is_torchs(device):
+    "x - lr·g in float32, rounded once: torch's too (a learning rate that bfloat16 holds exactly: torch rounds it)."
+    p, q, *_ = optimizer_runs("SGD", dict(lr=0.125), device)
+    assert_bf16_close(p, q)
+
+@pytest.mark.parametrize("name, kw", [("SGD", dict(lr=0.1)), ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True,
+                                                                                weight_decay=0.01)),
+                                      ("Adam", dict(lr=1e-2)), ("AdamW", dict(lr=1e-2, weight_decay=0.1)),
+                                      ("RMSprop", dict(lr=1e-2))])
+def test_optimizers_on_bfloat16_parameters_like_torch(name, kw, device):
+    """The state stays bfloat16, as torch keeps it. The update is float32 maths rounded once per stored tensor
+    (numpy's bfloat16 arithmetic would round after every operation); torch rounds after each of its foreach
+    ops and rounds the learning rate itself: ours is never farther from the float64 run."""
+    p, q, q64, state, tstate = optimizer_runs(name, kw, device)
+    assert p.dtype == mt.bfloat16 and {k: str(v.dtype) for k, v in state.items() if k != "step"} == \
+        {k: str(v.dtype).replace("torch.", "") for k, v in tstate.items() if k != "step"}
+    exact = q64.detach().numpy()
+    err = lambda t: np.abs(to_numpy(t).astype(np.float64) - exact).max()
+    assert err(p) <= err(q) + bf16_ulp(np.abs(exact).max()), (err(p), err(q))
