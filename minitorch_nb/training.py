@@ -99,7 +99,7 @@ class Optimizer:
 
 def _update_in_float32(opt, p, group):
     """A bfloat16 parameter's update, computed in float32 (numpy's bfloat16 arithmetic would round
-    after every operation) and rounded once into the parameter and its state, which stays bfloat16."""
+    after every operation) and rounded once into the parameter and its state (kept in bfloat16)."""
     wide = lambda t: Tensor._make(namespace(t.array).astype(t.array, float32))
     p32 = wide(p)
     p32.grad = wide(p.grad)
