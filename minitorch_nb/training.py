@@ -998,6 +998,9 @@ def _total_norm(arrays, p):
     """The p-norm of the per-array p-norms (that is, of all elements as one vector), in the arrays'
     dtype."""
     xp = namespace(arrays[0])
+    if arrays[0].dtype == bfloat16:  # numpy would sum in bfloat16: float32, rounded once
+        total = _total_norm([xp.astype(a, float32) for a in arrays], p)
+        return xp.astype(xp.asarray(total), bfloat16)
     if p == math.inf: return max(xp.max(xp.abs(a)) for a in arrays)
     if p == 2.0:
         norms = [xp.sqrt(xp.sum(a * a)) for a in arrays]

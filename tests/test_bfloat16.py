@@ -382,3 +382,25 @@ def test_optimizers_on_bfloat16_parameters_like_torch(name, kw, device):
     exact = q64.detach().numpy()
     err = lambda t: np.abs(to_numpy(t).astype(np.float64) - exact).max()
     assert err(p) <= err(q) + bf16_ulp(np.abs(exact).max()), (err(p), err(q))
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, float("inf")])
+def test_clip_grad_norm_of_bfloat16_gradients_like_torch(norm_type, device):
+    "The total norm sums in float32, not in bfloat16 (where 4000 squares would stall), and comes back bfloat16."
+    grads = [uniform(s, seed=i).astype(BF16) for i, s in enumerate(((40, 50), (2000,)))]
+    ours = [mt.zeros(*g.shape, dtype=mt.bfloat16, device=device, requires_grad=True) for g in grads]
+    theirs = [torch.zeros(g.shape, dtype=torch.bfloat16, requires_grad=True) for g in grads]
+    for o, t, g in zip(ours, theirs, grads):
+        o.grad, t.grad = mt.tensor(g, device=device), torch.tensor(g.astype(np.float32)).bfloat16()
+    total, ttotal = (mt.nn.utils.clip_grad_norm_(ours, 1.0, norm_type),
+                     torch.nn.utils.clip_grad_norm_(theirs, 1.0, norm_type))
+    # torch rounds each gradient's norm to bfloat16 before the total: one step apart at most
+    assert_bf16_close(total, ttotal, ulps=1)
+    for o, t in zip(ours, theirs): assert_bf16_close(o.grad, t.grad, ulps=1)
+
+def test_from_numpy_refuses_a_bfloat16_array_like_torch():
+    "torch.from_numpy and as_tensor know no ml_dtypes array: TypeError in both (mt.tensor copies one, though)."
+    a = np.ones(2, BF16)
+    for ours, theirs in ((mt.from_numpy, torch.from_numpy), (mt.as_tensor, torch.as_tensor)):
+        with pytest.raises(TypeError): theirs(a)
+        with pytest.raises(TypeError, match="bfloat16"): ours(a)
+    assert mt.tensor(a).dtype == mt.bfloat16
