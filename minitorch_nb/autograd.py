@@ -1220,6 +1220,8 @@ def mean(self: Tensor, dim=None, keepdim=False, *, dtype=None, axis=None):
     if not _is_float(self.dtype):
         raise RuntimeError(f"mean() needs a floating point tensor, got {self.dtype}; convert with "
                            f".float()")
+    # PyTorch divides the float32 sum and rounds once
+    if self.dtype == bfloat16: return self.float().mean(dim, keepdim).to(bfloat16)
     count = math.prod(self.shape[d] for d in _dims(dim, self.ndim))
     # the mean of nothing is nan, without 0/0's warning
     if count == 0: return self.sum(dim, keepdim) * math.nan
