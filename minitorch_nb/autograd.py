@@ -476,6 +476,7 @@ def _as_float32(t):
     return t.to(float32) if isinstance(t, Tensor) and t.dtype == bfloat16 else t
 
 def _has_bfloat16(inputs):
+    "Whether any input tensor is bfloat16 (a loop: `apply` asks on every call)."
     for t in inputs:
         if t.array.dtype == bfloat16: return True
     return False
@@ -487,6 +488,7 @@ def _upcast(args):
                  for a in args)
 
 def _float32_copy(t):
+    "A float32 copy of bfloat16 tensor `t`, outside the graph, saying whether `t` requires grad."
     copy = Tensor._make(namespace(t.array).astype(t.array, float32))
     copy._requires_grad = t.requires_grad
     return copy
