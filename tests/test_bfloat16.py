@@ -404,3 +404,20 @@ def test_from_numpy_refuses_a_bfloat16_array_like_torch():
         with pytest.raises(TypeError): theirs(a)
         with pytest.raises(TypeError, match="bfloat16"): ours(a)
     assert mt.tensor(a).dtype == mt.bfloat16
+
+def test_grad_scaler_on_a_bfloat16_model_like_torch(device):
+    "bfloat16 needs no scaler, but one works as torch's does: unscaled bfloat16 gradients, the same steps."
+    mt.manual_seed(0)
+    lin, tlin = nn.Linear(4, 2), torch.nn.Linear(4, 2)
+    tlin.load_state_dict({k: torch.tensor(v.numpy()) for k, v in lin.state_dict().items()})
+    lin.to(device).bfloat16(); tlin.bfloat16()
+    opt, topt = mt.optim.SGD(lin.parameters(), lr=0.125), torch.optim.SGD(tlin.parameters(), lr=0.125)
+    sc, tsc = mt.amp.GradScaler("cpu"), torch.amp.GradScaler("cpu")
+    x = uniform((3, 4))
+    for _ in range(3):
+        opt.zero_grad(); topt.zero_grad()
+        sc.scale(lin(mt.tensor(x, device=device).bfloat16()).float().sum()).backward()
+        tsc.scale(tlin(torch.tensor(x).bfloat16()).float().sum()).backward()
+        sc.step(opt); tsc.step(topt); sc.update(); tsc.update()
+    assert sc.get_scale() == tsc.get_scale()
+    for p, q in zip(lin.parameters(), tlin.parameters()): assert_bf16_close(p, q)
