@@ -66,8 +66,8 @@ def op_overhead():
 
 # --- chapter 02/03: an MLP training step ------------------------------------------------------------
 
-def _mlp_pair(device="numpy"):
-    "The same 784-256-10 MLP, data and SGD optimizer in minitorch_nb and in torch."
+def _mlp_pair(device="numpy", bfloat16=False):
+    "The same 784-256-10 MLP, data and SGD optimizer in minitorch_nb and in torch (both cast to bfloat16)."
     import torch
     import minitorch_nb as mt
     rng = np.random.default_rng(0)
@@ -80,6 +80,9 @@ def _mlp_pair(device="numpy"):
     loss_fn, tloss_fn = mt.nn.CrossEntropyLoss(), torch.nn.CrossEntropyLoss()
     xb, yb = mt.tensor(x, device=device), mt.tensor(y, device=device)
     txb, tyb = torch.tensor(x), torch.tensor(y)
+    if bfloat16:  # in place: the optimizers keep their parameters
+        model.bfloat16(); tmodel.bfloat16()
+        xb, txb = xb.bfloat16(), txb.bfloat16()
     def ours():
         opt.zero_grad(); loss_fn(model(xb), yb).backward(); opt.step()
     def theirs():
@@ -336,6 +339,13 @@ def checkpoint_memory():
 def checkpoint_time():
     step = _checkpointed_step()
     return (lambda: step(8)), (lambda: step(1))
+
+@benchmark("MLP 784-256-10 SGD step in bfloat16 (.bfloat16()), batch 128, device 'numpy'", "torch", target=2.0)
+def mlp_bf16_numpy(): return _mlp_pair("numpy", bfloat16=True)
+
+@benchmark("MLP 784-256-10 SGD step in bfloat16 (.bfloat16()), batch 128, device 'cpu'", "torch", target=2.0)
+def mlp_bf16_cpu(): return _mlp_pair("cpu", bfloat16=True)
+
 # --- chapter 09b: distributed training on MPI (jobs under mpiexec, 1 thread per rank) -------------------------
 
 def _mpi_job(nproc, *args):

@@ -23,23 +23,19 @@ import sys
 import warnings
 import weakref
 import numpy as np
+import ml_dtypes
 from fastcore.basics import patch
 
 # %% ../nbs/00_autograd.ipynb #cbcd45e9
 float32, float64, float16, int64, int32, int16, int8, uint8, bool_ = (np.dtype(n) for n in (
     "float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8", "bool"))
 
-class _Unavailable:
-    """A dtype name numpy lacks: any use (as a dtype, or as `dtype or default`) raises a
-    TypeError that says so."""
-    def __init__(self, name, why): self.name, self.why = name, why
-    def __repr__(self): return f"{self.name} (unavailable)"
-    @property
-    # numpy asks every dtype= for .dtype
-    def dtype(self): raise TypeError(f"{self.name} is not available: {self.why}")
-    def __bool__(self): raise TypeError(f"{self.name} is not available: {self.why}")
+# numpy has no bfloat16 of its own: ml_dtypes (from the JAX project) registers one with numpy
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
 
-bfloat16 = _Unavailable("bfloat16", "numpy has no bfloat16 dtype; use float16 (mt.half) or float32")
+def _is_float(dtype):
+    "Whether `dtype` is a floating-point dtype: numpy's kind 'f', or bfloat16 (numpy's kind 'V')."
+    return dtype.kind == "f" or dtype == bfloat16
 
 # %% ../nbs/00_autograd.ipynb #feb3946b
 class _GradMode:
@@ -98,7 +94,7 @@ def as_array(data, dtype=None):
 
 def _default_dtype(dt):
     "Python floats become float32, ints int64, bools bool (PyTorch's defaults)."
-    if dt.kind == "f": return float32
+    if _is_float(dt): return float32
     if dt.kind in "iu": return int64
     if dt.kind == "b": return bool_
     raise TypeError(f"can't make a tensor from {dt} data: use numbers, bools or numeric arrays")
@@ -272,7 +268,7 @@ class Tensor:
             # a result of recorded ops already requires grad: nothing to do
             if requires_grad: return self
             raise RuntimeError(_LEAF_ONLY + _DETACH_HINT)
-        if requires_grad and self.dtype.kind != "f":
+        if requires_grad and not _is_float(self.dtype):
             raise RuntimeError(f"only tensors of floating point dtype can require gradients, got "
                                f"{self.dtype}; convert first, e.g. x.float()")
         if requires_grad and self._inference and not _GradMode.inference:
@@ -329,7 +325,9 @@ class Tensor:
         return str(self)
 
     def __repr__(self):
-        body = np.array2string(np.asarray(self.array), separator=", ", prefix="tensor(",
+        arr = np.asarray(self.array)
+        if arr.dtype == bfloat16: arr = arr.astype(float32)  # numpy prints bfloat16 unformatted
+        body = np.array2string(arr, separator=", ", prefix="tensor(",
                                precision=4, floatmode="maxprec_equal")
         extra = []
         if self.dtype not in (float32, int64, bool_): extra.append(f"dtype={self.dtype}")
@@ -373,6 +371,10 @@ class Function:
     gradients)."""
     __slots__ = ("next_functions", "needs_input_grad", "_saved", "_output", "_released",
                  "_retained", "__weakref__")
+    # PyTorch computes bfloat16 ops in float32 and rounds the result once: forward gets float32
+    # copies of bfloat16 inputs (see `_round_back`). Functions that only move data say False.
+    upcast_bfloat16 = True
+    _in_dtypes = None  # the inputs' dtypes, kept by an upcast node: its gradients take them
 
     def __init__(self):
         self.next_functions, self._saved, self._output, self._released = (), (), None, False
@@ -397,14 +399,16 @@ class Function:
             ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
             if record:
                 ctx._tensor_args = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+        fargs = _upcast(args) if cls.upcast_bfloat16 and _has_bfloat16(inputs) else args
         if record:
             # forward is never recorded, even when it is written with Tensor operations
             _GradMode.enabled = False
-            try: data = cls.forward(ctx, *args, **kwargs)
+            try: data = cls.forward(ctx, *fargs, **kwargs)
             finally: _GradMode.enabled = True
-            if ctx._saved: _check_saved(ctx)
         else:
-            data = cls.forward(ctx, *args, **kwargs)
+            data = cls.forward(ctx, *fargs, **kwargs)
+        if fargs is not args: data = _round_back(ctx, data, args, fargs, inputs)
+        if record and ctx._saved: _check_saved(ctx)
         if type(data) is not np.ndarray:
             # PyTorch's form
             if isinstance(data, (Tensor, tuple)): return _wrap_outputs(ctx, data, inputs, record)
@@ -442,7 +446,9 @@ class Function:
         self._check_not_released()
         for t, version in self._saved:
             if t is not None and t is not _OUTPUT: _check_version(t._version, version, self)
-        return tuple(self.output if t is _OUTPUT else t for t, _ in self._saved)
+        saved = tuple(self.output if t is _OUTPUT else t for t, _ in self._saved)
+        # an upcast node's backward computes in float32 too
+        return saved if self._in_dtypes is None else tuple(map(_as_float32, saved))
 
     @property
     def output(self):
@@ -450,7 +456,8 @@ class Function:
         self._check_not_released()
         data, counter, version = self._output
         _check_version(counter, version, self)
-        return Tensor._make(data, grad_fn=self, version=counter)
+        out = Tensor._make(data, grad_fn=self, version=counter)
+        return out if self._in_dtypes is None else _as_float32(out)
 
     def _check_not_released(self):
         if self._released:
@@ -463,6 +470,48 @@ class Function:
         "Free the saved tensors once backward has used them."
         if self._saved or self._output is not None: self._released = True
         self._saved, self._output = (), None
+
+def _as_float32(t):
+    "A bfloat16 tensor as float32 (a recorded cast: higher-order gradients); others as they are."
+    return t.to(float32) if isinstance(t, Tensor) and t.dtype == bfloat16 else t
+
+def _has_bfloat16(inputs):
+    "Whether any input tensor is bfloat16 (a loop: `apply` asks on every call)."
+    for t in inputs:
+        if t.array.dtype == bfloat16: return True
+    return False
+
+def _upcast(args):
+    """The arguments of forward, each bfloat16 tensor replaced by a float32 copy that says whether
+    its original requires grad."""
+    return tuple(_float32_copy(a) if isinstance(a, Tensor) and a.dtype == bfloat16 else a
+                 for a in args)
+
+def _float32_copy(t):
+    "A float32 copy of bfloat16 tensor `t`, outside the graph, saying whether `t` requires grad."
+    copy = Tensor._make(namespace(t.array).astype(t.array, float32))
+    copy._requires_grad = t.requires_grad
+    return copy
+
+@np.errstate(invalid="ignore")  # NaN stays NaN, without numpy's warning
+def _round_back(ctx, data, args, fargs, inputs):
+    """After forward ran on float32 copies: its float32 results are rounded to bfloat16 (ties to
+    even), and the tensors it saved are the bfloat16 inputs again, not their copies."""
+    swap = {id(f): a for a, f in zip(args, fargs) if f is not a}
+    def lower(r):
+        if isinstance(r, Tensor):
+            if id(r) in swap: return swap[id(r)]  # an input returned as it is
+            if r.dtype != float32: return r
+            swap[id(r)] = Tensor._make(r.array.astype(bfloat16))
+            return swap[id(r)]
+        if isinstance(r, np.generic) or hasattr(r, "__array_namespace__"):
+            return r.astype(bfloat16) if r.dtype == float32 else r
+        return r  # None, a number
+    data = tuple(map(lower, data)) if isinstance(data, tuple) else lower(data)
+    ctx._saved = tuple((swap[id(t)], swap[id(t)]._version.value) if id(t) in swap else (t, v)
+                       for t, v in ctx._saved)
+    ctx._in_dtypes = tuple(t.dtype for t in inputs)
+    return data
 
 class _SavedOutput:
     """Marks a node's own output among its saved tensors: it is re-attached on use, so the node
@@ -596,10 +645,15 @@ def _post_accumulate(leaf):
 
 def _run_node(node, grad, buffers, retain_graph):
     "Call one node's backward and pass each input gradient on to the node it belongs to."
+    if node._in_dtypes is not None: grad = _as_float32(grad)  # an upcast node: float32 math
     grads = type(node).backward(node, grad)
     if not isinstance(grads, tuple): grads = (grads,)
     # one per argument (PyTorch)
     if len(grads) != len(node.next_functions): grads = _tensor_grads(node, grads)
+    # a gradient has its input's dtype (PyTorch's engine casts one that hasn't)
+    if node._in_dtypes is not None:
+        grads = tuple(g if g is None or g.dtype == d else g.to(d)
+                      for g, d in zip(grads, node._in_dtypes))
     for nxt, g in zip(node.next_functions, grads):
         if nxt is not None and g is not None: _add_to(buffers, nxt, g)
     if not retain_graph: node._release()
@@ -660,7 +714,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(grads)
 
 # %% ../nbs/00_autograd.ipynb #b562260b
-_KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2}
+_KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "V": 2}  # 'V': bfloat16, the one such dtype
 
 def result_type(*operands):
     """The dtype of a binary op's result, by PyTorch's rules: the highest category wins
@@ -668,7 +722,7 @@ def result_type(*operands):
     if len(operands) == 2:  # fast paths for the common cases
         a, b = operands
         if isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype == b.dtype: return a.dtype
-        if isinstance(a, Tensor) and isinstance(b, float) and a.dtype.kind == "f": return a.dtype
+        if isinstance(a, Tensor) and isinstance(b, float) and _is_float(a.dtype): return a.dtype
     tensors = [t for t in operands if isinstance(t, Tensor)]
     top = max(_KIND_RANK[t.dtype.kind] for t in tensors)
     scalars = [s for s in operands if not isinstance(s, Tensor)]
@@ -879,11 +933,15 @@ class Cos(Function):
 
 class Cast(Function):
     "Change the dtype; the gradient is cast back."
+    upcast_bfloat16 = False  # only moves data
     @staticmethod
     @_ieee
     def forward(ctx, a, dtype):
-        ctx.dtype = a.dtype
-        return namespace(a.array).astype(a.array, dtype)
+        ctx.dtype, xp, x = a.dtype, namespace(a.array), a.array
+        # PyTorch converts from and to bfloat16 through float32 (ml_dtypes would saturate integers,
+        # and round float64 in one step)
+        if (x.dtype == bfloat16) != (np.dtype(dtype) == bfloat16): x = xp.astype(x, float32)
+        return xp.astype(x, dtype)
     @staticmethod
     def backward(ctx, grad): return Cast.apply(grad, ctx.dtype)
 
@@ -909,6 +967,7 @@ class Sum(Function):
 
 class Expand(Function):
     "Broadcast to a larger shape (no copy); the gradient is summed back."
+    upcast_bfloat16 = False  # only moves data
     @staticmethod
     def forward(ctx, a, shape):
         ctx.shape = a.shape
@@ -917,6 +976,7 @@ class Expand(Function):
     def backward(ctx, grad): return unbroadcast(grad, ctx.shape)
 
 class Reshape(Function):
+    upcast_bfloat16 = False  # only moves data
     @staticmethod
     def forward(ctx, a, shape):
         ctx.shape = a.shape
@@ -925,6 +985,7 @@ class Reshape(Function):
     def backward(ctx, grad): return grad.reshape(ctx.shape)
 
 class Permute(Function):
+    upcast_bfloat16 = False  # only moves data
     @staticmethod
     def forward(ctx, a, dims):
         ctx.dims = dims
@@ -998,6 +1059,7 @@ def _as_view_index(idx):
     return parts if any(p is Ellipsis for p in parts) else parts + (Ellipsis,)
 
 class GetItem(Function):
+    upcast_bfloat16 = False  # only moves data
     @staticmethod
     def forward(ctx, a, idx, advanced):
         ctx.shape, ctx.idx, ctx.advanced = a.shape, idx, advanced
@@ -1007,6 +1069,7 @@ class GetItem(Function):
 
 class IndexAdd(Function):
     "Scatter `grad` into zeros of `shape` at `idx`, adding where an index repeats."
+    upcast_bfloat16 = False  # only moves data
     @staticmethod
     def forward(ctx, grad, idx, advanced, shape):
         ctx.idx, ctx.advanced = idx, advanced
@@ -1019,6 +1082,7 @@ class IndexAdd(Function):
 
 class SetItem(Function):
     "a[idx] = v, recorded out of place: a's gradient is zero where it was overwritten."
+    upcast_bfloat16 = False  # only moves data
     @staticmethod
     def forward(ctx, a, idx, v):
         ctx.idx, ctx.v_shape = idx, v.shape
@@ -1037,6 +1101,7 @@ def _to_numpy(arr):
 
 class ToDevice(Function):
     "Copy to another device; the gradient goes back to where the input was."
+    upcast_bfloat16 = False  # only moves data
     @staticmethod
     def forward(ctx, a, to):
         ctx.device = a.device
@@ -1048,7 +1113,7 @@ class ToDevice(Function):
 def _floating(t):
     """Integer and bool tensors become float32 for math whose result isn't an integer (PyTorch's
     rule)."""
-    return t if t.dtype.kind == "f" else t.to(float32)
+    return t if _is_float(t.dtype) else t.to(float32)
 
 _OPERANDS = (Tensor, int, float, bool, np.number, np.bool_)
 
@@ -1074,11 +1139,16 @@ def _binary(fn, swap=False):
             other = _array_constant(other, self)
         if fn is Sub: _check_sub(self, other)
         a, b = _operands(*((other, self) if swap else (self, other)))
+        if fn in _SCALAR_IN_FLOAT32 and not swap and b.dtype == bfloat16 and not isinstance(
+                other, Tensor):  # x * 0.1: PyTorch multiplies by float32's 0.1, not bfloat16's
+            b = _as_tensor(other, float32, self)
         # 1 / 2 is 0.5, as in PyTorch
-        if fn is Div and a.dtype.kind != "f": a, b = _floating(a), _floating(b)
+        if fn is Div and not _is_float(a.dtype): a, b = _floating(a), _floating(b)
         return fn.apply(a, b)
     op.__name__ = f"__{'r' if swap else ''}{fn.__name__.lower()}__"
     return op
+
+_SCALAR_IN_FLOAT32 = (Mul, Div)  # PyTorch's bfloat16 `+` and `-` round the number to bfloat16
 
 for _name, _fn in (("add", Add), ("sub", Sub), ("mul", Mul), ("truediv", Div)):
     setattr(Tensor, f"__{_name}__", _binary(_fn))
@@ -1089,7 +1159,10 @@ def __pow__(self: Tensor, exponent):
     "self ** exponent: a number exponent is a constant, a tensor exponent gets a gradient too."
     if isinstance(exponent, np.ndarray): exponent = _array_constant(exponent, self)
     if isinstance(exponent, Tensor): return PowTensor.apply(*_operands(self, exponent))
-    if self.dtype.kind != "f" and isinstance(exponent, float): return self.to(float32) ** exponent
+    if not _is_float(self.dtype) and isinstance(exponent, float):
+        return self.to(float32) ** exponent
+    # PyTorch rounds a number exponent of a bfloat16 tensor to bfloat16
+    if self.dtype == bfloat16: exponent = type(exponent)(np.asarray(exponent, bfloat16))
     return Pow.apply(self, exponent)
 
 @patch
@@ -1162,9 +1235,11 @@ def mean(self: Tensor, dim=None, keepdim=False, *, dtype=None, axis=None):
     "Mean over `dim`; only for floating-point tensors (or a floating `dtype`), as in PyTorch."
     dim = _dim_arg(dim, axis, "mean")
     if dtype is not None: self = self.to(dtype)
-    if self.dtype.kind != "f":
+    if not _is_float(self.dtype):
         raise RuntimeError(f"mean() needs a floating point tensor, got {self.dtype}; convert with "
                            f".float()")
+    # PyTorch divides the float32 sum and rounds once
+    if self.dtype == bfloat16: return self.float().mean(dim, keepdim).to(bfloat16)
     count = math.prod(self.shape[d] for d in _dims(dim, self.ndim))
     # the mean of nothing is nan, without 0/0's warning
     if count == 0: return self.sum(dim, keepdim) * math.nan
@@ -1241,7 +1316,7 @@ def to(self: Tensor, *args, dtype=None, device=None):
     out = self
     if dtype is not None and np.dtype(dtype) != out.dtype:
         dtype = np.dtype(dtype)  # an integer or bool result has no gradient, as in PyTorch
-        out = Cast.apply(out if dtype.kind == "f" else out.detach(), dtype)
+        out = Cast.apply(out if _is_float(dtype) else out.detach(), dtype)
     if device is not None and _device_object(device) != out.device:
         out = ToDevice.apply(out, device)
     return out
@@ -1278,6 +1353,16 @@ def long(self: Tensor):
 def half(self: Tensor):
     "Convert to float16."
     return self.to(float16)
+
+@patch
+def bfloat16(self: Tensor):
+    "Convert to bfloat16."
+    return self.to(bfloat16)
+
+@patch
+def is_floating_point(self: Tensor):
+    "Whether the dtype is a floating-point one (float16, bfloat16, float32, float64)."
+    return _is_float(self.dtype)
 
 @patch
 def short(self: Tensor):
@@ -1469,7 +1554,7 @@ def _wrap_outputs(ctx, result, inputs, record):
     outs = [_output_tensor(r) for r in results]
     marked = getattr(ctx, "_non_differentiable", ())
     # ints never get one
-    live = [record and isinstance(o, Tensor) and o.dtype.kind == "f" and id(r) not in marked
+    live = [record and isinstance(o, Tensor) and _is_float(o.dtype) and id(r) not in marked
             for o, r in zip(outs, results)]
     if not any(live): ctx._saved, ctx._output = (), None
     else: ctx.next_functions = tuple(_edge(t) for t in inputs)
@@ -1540,6 +1625,7 @@ class _MultiOutput(Function):
         self.ctx, self.next_functions = ctx, ctx.next_functions
         self.needs_input_grad = ctx.needs_input_grad
         if hasattr(ctx, "_tensor_args"): self._tensor_args = ctx._tensor_args
+        self._in_dtypes = ctx._in_dtypes
         self.zeros = [(o.shape, o.dtype, namespace(o.array)) if isinstance(o, Tensor) else None
                       for o in outs]
     def name(self): return self.ctx.name()
@@ -1551,6 +1637,7 @@ class _MultiOutput(Function):
         grads = [Tensor._make(z[2].zeros(z[0], dtype=z[1])) if g is None and z is not None and fill
                  else g
                  for g, z in zip(slots.grads, self.zeros)]
+        if self._in_dtypes is not None: grads = map(_as_float32, grads)
         return type(self.ctx).backward(self.ctx, *grads)
 
 class _OutputSlot(Function):

@@ -12,7 +12,7 @@ import numpy as np
 from fastcore.basics import patch
 from .autograd import (Tensor, Function, AccumulateGrad, tensor, no_grad, enable_grad,
                                    is_grad_enabled, grad, backward, graph_nodes, float16, float32,
-                                   float64, bfloat16, int32, _Autocast, _Unavailable)
+                                   float64, bfloat16, int32, _Autocast, _is_float)
 from .data import get_rng_state, set_rng_state
 from .backends.cuda import cuda as _cuda
 from .nn.modules import Module
@@ -74,6 +74,7 @@ def _as_tuple(out):
 class CheckpointFunction(Function):
     """The graph node of a checkpointed call: it keeps the call's inputs (and the leaves it
     reached), not its activations, and runs the function again in backward to get them back."""
+    upcast_bfloat16 = False  # its function's ops round for themselves
     @staticmethod
     def forward(ctx, rerun, outputs, *tensors):
         ctx.rerun = rerun
@@ -136,6 +137,7 @@ def checkpoint(function, *args, use_reentrant=False, preserve_rng_state=True, **
 class _ReentrantCheckpoint(Function):
     """PyTorch's older checkpoint: forward without a graph; backward runs a nested backward that
     fills the leaves."""
+    upcast_bfloat16 = False  # its function's ops round for themselves
     @staticmethod
     def forward(ctx, rerun, *tensors):
         ctx.rerun = rerun
@@ -222,8 +224,8 @@ def round_to_bfloat16(x):
 
 # %% ../nbs/09a_memory.ipynb #c09a0055
 def _floating_low():
-    "The low-precision float dtypes this build has: float16, and bfloat16 where numpy has one."
-    return tuple(d for d in (float16, bfloat16) if not isinstance(d, _Unavailable))
+    "The low-precision float dtypes autocast computes in: float16 and bfloat16."
+    return float16, bfloat16
 
 def _device_type(device):
     "Autocast's device type of a tensor's device: host devices ('numpy', 'cpu') are 'cpu'."
@@ -245,7 +247,7 @@ def get_autocast_dtype(device_type):
 def _eligible(t, policy, dtype):
     "Does autocast cast this tensor? Floats only; float64 stays float64, as in PyTorch."
     if policy == "fp32": return t.dtype in _floating_low()
-    return t.dtype.kind == "f" and t.dtype != float64 and t.dtype != dtype
+    return _is_float(t.dtype) and t.dtype != float64 and t.dtype != dtype
 
 def _retype(policy, op, args, kwargs):
     """The hook an autocast region installs: cast the op's tensor arguments by its policy, then run
@@ -265,13 +267,8 @@ def _retype(policy, op, args, kwargs):
 _DEFAULT_DTYPES = {"cpu": bfloat16, "cuda": float16}  # PyTorch's defaults
 
 def _low_dtype(device_type, dtype):
-    "The dtype an autocast region computes in, checked: this build may lack bfloat16."
-    if dtype is None and isinstance(_DEFAULT_DTYPES[device_type], _Unavailable):
-        raise TypeError(f"autocast({device_type!r}) computes in bfloat16 by default, but numpy has "
-                        "no bfloat16 dtype in this build: pass dtype=mt.float16")
-    if isinstance(dtype, _Unavailable):
-        raise TypeError(f"autocast: {dtype.name} is not available: {dtype.why}")
-    return dtype or _DEFAULT_DTYPES[device_type]
+    "The dtype an autocast region computes in: the one asked for, else the device's default."
+    return _DEFAULT_DTYPES[device_type] if dtype is None else np.dtype(dtype)
 
 class autocast(contextlib.ContextDecorator):
     """PyTorch's torch.autocast: inside the region, matmul, linear and convolutions run in `dtype`
@@ -482,8 +479,5 @@ def half(self: Module):
 
 @patch
 def bfloat16(self: Module):
-    "Cast floating-point parameters and buffers to bfloat16 where the build has it; here it raises."
-    if isinstance(bfloat16, _Unavailable):
-        raise TypeError("Module.bfloat16() needs a bfloat16 dtype, and numpy has none: use .half() "
-                        "(float16), or round float32 values with round_to_bfloat16 to emulate it")
+    "Cast floating-point parameters and buffers to bfloat16, in place; returns the module."
     return self.to(bfloat16)

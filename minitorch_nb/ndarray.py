@@ -1455,6 +1455,7 @@ def is_contiguous(self: Tensor):
 
 class Contiguous(Function):
     "A row-major copy; the gradient passes through unchanged."
+    upcast_bfloat16 = False  # only moves data
     @staticmethod
     def forward(ctx, a):
         return (np.ascontiguousarray(a.array) if isinstance(a.array, np.ndarray)
@@ -1477,6 +1478,7 @@ def _storage_view(data):
 class AsStrided(Function):
     """Any view (size, stride, offset) of the input's storage; the gradient is scatter-added back
     into it."""
+    upcast_bfloat16 = False  # only moves data
     @staticmethod
     def forward(ctx, a, size, stride, offset):
         storage = _storage_view(a.array)
@@ -1497,6 +1499,7 @@ class AsStrided(Function):
 class ScatterGather(Function):
     """Add `g`, laid out in a storage by layout `src`, into zeros of `storage_size`; read it back
     through layout `dst`. Its own gradient is the same operation with src and dst swapped."""
+    upcast_bfloat16 = False  # only moves data
     @staticmethod
     def forward(ctx, g, src, dst, storage_size):
         ctx.src, ctx.dst, ctx.storage_size = src, dst, storage_size

@@ -33,6 +33,7 @@ from collections import namedtuple
 import numpy as np
 from fastcore.basics import patch
 from .autograd import (Tensor, Function, namespace, unbroadcast, broadcast_shapes,
+                                   _is_float, bfloat16,
                                    result_type,
                                    grad, no_grad, float32, float64, int64, int32, int16, int8,
                                    uint8, float16, bool_, _operands, _dims, _shape_args,
@@ -46,7 +47,7 @@ def _numpy(t): return np.asarray(t.detach().to("numpy").numpy())
 
 def _outputs(out):
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
-    return [o for o in outs if isinstance(o, Tensor) and o.dtype.kind == "f"]
+    return [o for o in outs if isinstance(o, Tensor) and _is_float(o.dtype)]
 
 def gradcheck(fn, *inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0):
     """Check the vector-Jacobian products of `fn` at `inputs` against central finite differences.
@@ -122,7 +123,7 @@ def gradgradcheck(fn, *inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0):
 # %% ../nbs/01_tensor.ipynb #3948cdeb
 def _floating(a):
     "Integer and bool inputs of a floating-point op become float32, as in PyTorch."
-    return a if a.dtype.kind == "f" else a.to(float32)
+    return a if _is_float(a.dtype) else a.to(float32)
 
 def _constant(arr):
     "Wrap an array that takes part in a backward formula but never needs a gradient itself."
@@ -135,7 +136,7 @@ def _result(arr):
 
 def _not_for(name, t, kinds):
     "PyTorch's NotImplementedError for a dtype the op has no kernel for."
-    if t.dtype.kind in kinds:
+    if ("f" if _is_float(t.dtype) else t.dtype.kind) in kinds:
         raise NotImplementedError(f'"{name}" not implemented for {t.dtype} tensors (in PyTorch '
                                   f'neither)')
 
@@ -295,7 +296,7 @@ def clamp(self: Tensor, min=None, max=None):
         # tensor bounds get gradients too
         out = self if min is None else where(self < min, min, self)
         return out if max is None else where(out > max, max, out)
-    if self.dtype.kind != "f" and any(isinstance(b, float) for b in (min, max)):
+    if not _is_float(self.dtype) and any(isinstance(b, float) for b in (min, max)):
         self = self.to(float32)
     return Clamp.apply(self, min, max)
 
@@ -395,7 +396,7 @@ def _arg_extremum(x, dim, keepdim, largest):
 def var(self: Tensor, dim=None, unbiased=True, keepdim=False, *, correction=None, axis=None):
     """Variance over `dim`: sum of squared deviations / (N - correction); correction=1 (unbiased)
     by default."""
-    if self.dtype.kind != "f":
+    if not _is_float(self.dtype):
         raise RuntimeError(f"var() and std() need a floating point tensor, got {self.dtype}; "
                            f"convert with .float()")
     if correction is None: correction = 1 if unbiased else 0
@@ -463,6 +464,7 @@ def all(self: Tensor, dim=None, keepdim=False, *, axis=None):
 # %% ../nbs/01_tensor.ipynb #03317be0
 class Where(Function):
     "Pick from `a` where `cond` holds, else from `b`; each side's gradient is masked the same way."
+    upcast_bfloat16 = False  # only moves data
     @staticmethod
     def forward(ctx, cond, a, b):
         broadcast_shapes(cond.shape, a.shape, b.shape)
@@ -500,6 +502,7 @@ def masked_fill(self: Tensor, mask, value):
 class View(Function):
     """The same storage seen with another shape; refuses (like PyTorch) when the strides don't
     allow it."""
+    upcast_bfloat16 = False  # only moves data
     @staticmethod
     def forward(ctx, a, shape):
         ctx.shape = a.shape
@@ -557,6 +560,7 @@ def broadcast_to(self: Tensor, *shape):
 
 # %% ../nbs/01_tensor.ipynb #2b88d5f4
 class Cat(Function):
+    upcast_bfloat16 = False  # only moves data
     @staticmethod
     def forward(ctx, *tensors, dim):
         ctx.dim, ctx.sizes = dim, [t.shape[dim] for t in tensors]
@@ -612,6 +616,7 @@ concat = cat
 
 # %% ../nbs/01_tensor.ipynb #136d4585
 class Clone(Function):
+    upcast_bfloat16 = False  # only moves data
     @staticmethod
     def forward(ctx, a): return namespace(a.array).asarray(a.array, copy=True)
     @staticmethod
@@ -702,7 +707,7 @@ class LogSumExp(Function):
         return grad.reshape(ctx.kept) * (a - ctx.output.reshape(ctx.kept)).exp()
 
 def _softmax_input(x, name):
-    if x.dtype.kind != "f":
+    if not _is_float(x.dtype):
         raise RuntimeError(f"{name} needs a floating point tensor, got {x.dtype}; use .float()")
     return x
 
@@ -771,7 +776,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if step == 0: raise RuntimeError("arange: step must be nonzero")
     dtype = dtype or _number_dtype(start, end, step)
     n = max(math.ceil((end - start) / step), 0)
-    values = start + np.arange(n, dtype=np.float64 if np.dtype(dtype).kind == "f"
+    values = start + np.arange(n, dtype=np.float64 if _is_float(np.dtype(dtype))
                                else np.int64) * step
     return _new(values.astype(dtype), device, requires_grad)
 
@@ -780,7 +785,7 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     result dtype)."""
     if steps < 0: raise RuntimeError(f"linspace: number of steps must be non-negative, got {steps}")
     dt = np.dtype(dtype or float32)
-    calc = dt if dt.kind == "f" else float64
+    calc = dt if _is_float(dt) else float64
     start, end = calc.type(start), calc.type(end)
     step = (end - start) / calc.type(max(steps - 1, 1))
     i = np.arange(steps)
@@ -911,7 +916,7 @@ def _sign(arr):
     "PyTorch's sign of an array: -1, 0 or 1, and 0 for NaN (numpy and the Array API give NaN)."
     xp = namespace(arr)
     s = xp.sign(arr)
-    return xp.where(s == s, s, xp.zeros_like(s)) if arr.dtype.kind == "f" else s
+    return xp.where(s == s, s, xp.zeros_like(s)) if _is_float(arr.dtype) else s
 
 class Norm(Function):
     """The p-norm over `dims`. Its backward is PyTorch's, which is 0 where the norm is 0 (the
@@ -949,7 +954,7 @@ def norm(input: Tensor, p="fro", dim=None, keepdim=False, dtype=None):
     """The p-norm over `dim` (all elements by default): 2 ('fro'), 1, inf, -inf, 0 (a count) or
     any other number."""
     x = input if dtype is None else input.to(dtype)
-    if x.dtype.kind != "f": raise RuntimeError(
+    if not _is_float(x.dtype): raise RuntimeError(
         f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {x.dtype}")
     if isinstance(p, str) and p != "fro":
         raise RuntimeError(f"norm: order {p!r} is not supported; use a number or 'fro'")
@@ -965,17 +970,18 @@ def amax(input: Tensor, dim=None, keepdim=False, *, axis=None):
         raise RuntimeError(f"amax() of an empty tensor (shape {list(input.shape)})")
     m = input.detach()
     for d in reversed(dims): m = m.max(d, keepdim=True).values
-    ties = (input == m).to(input.dtype) if input.dtype.kind == "f" else (input == m)
-    hit = input * ties if input.dtype.kind == "f" else input
-    count = ties.sum(dims, keepdim=True)
-    out = hit.sum(dims, keepdim=True) / count if input.dtype.kind == "f" else m
+    if not _is_float(input.dtype): out = m
+    else:  # the ties share the gradient; in float64 their sum over their count is exactly m
+        ties = (input == m).to(float64)
+        out = ((input * ties).sum(dims, keepdim=True) / ties.sum(dims, keepdim=True))
+        out = out.to(input.dtype)
     return out if keepdim else out.reshape([n for i, n in enumerate(input.shape) if i not in dims])
 
 # %% ../nbs/01_tensor.ipynb #48c25421
 _TYPE_NAMES = {float32: "FloatTensor", float64: "DoubleTensor", float16: "HalfTensor",
                int64: "LongTensor",
                int32: "IntTensor", int16: "ShortTensor", int8: "CharTensor", uint8: "ByteTensor",
-               bool_: "BoolTensor"}
+               bool_: "BoolTensor", bfloat16: "BFloat16Tensor"}
 
 @patch
 def type(self: Tensor, dtype=None):
@@ -1068,7 +1074,9 @@ def round(input: Tensor, *, decimals=None):
 @patch
 def reciprocal(input: Tensor): return 1 / _floating(input)
 @patch
-def rsqrt(input: Tensor): return 1 / _floating(input).sqrt()
+def rsqrt(input: Tensor):
+    if input.dtype == bfloat16: return rsqrt(input.float()).to(bfloat16)  # one rounding
+    return 1 / _floating(input).sqrt()
 
 for _name in ("isnan", "isinf", "isfinite"):
     setattr(Tensor, _name, (lambda api: lambda self: _result(getattr(namespace(self.array), api)(
@@ -1121,7 +1129,7 @@ def frac(self: Tensor):
 def _remainder(xp, a, b):
     "Python's %; a zero result takes the sign of a, as in PyTorch (numpy gives it the sign of b)."
     r = xp.remainder(a, b)
-    return xp.where(r == 0, xp.copysign(r, a), r) if r.dtype.kind == "f" else r
+    return xp.where(r == 0, xp.copysign(r, a), r) if _is_float(r.dtype) else r
 
 def _recip_norm2(a, b):
     "1 / (a² + b²), and 0 where a = b = 0 (PyTorch's atan2 gradient there)."
@@ -1222,7 +1230,7 @@ def _rounded_division(a, b, mode):
     integers too."""
     a, b = _pair("floor_divide", a, b, False)
     # trunc(a / b), as PyTorch's
-    if mode == "trunc" and a.dtype.kind == "f": return TruncDivide.apply(a, b)
+    if mode == "trunc" and _is_float(a.dtype): return TruncDivide.apply(a, b)
     # integers stay exact (no float64 detour) and dividing one by 0 raises
     q = FloorDivide.apply(a, b)
     if mode == "floor": return q
@@ -1250,6 +1258,7 @@ def lerp(self: Tensor, end, weight):
 
 class NanToNum(Function):
     "NaN, +inf and -inf replaced by numbers; the gradient passes where the input was finite."
+    upcast_bfloat16 = False  # uses its dtype's largest number
     @staticmethod
     def forward(ctx, a, nan, posinf, neginf):
         xp, info = namespace(a.array), np.finfo(a.dtype)
@@ -1265,7 +1274,7 @@ class NanToNum(Function):
 def nan_to_num(self: Tensor, nan=0.0, posinf=None, neginf=None):
     """NaN -> `nan`, inf -> `posinf`, -inf -> `neginf` (None: the dtype's largest and smallest
     finite values)."""
-    return NanToNum.apply(self, nan, posinf, neginf) if self.dtype.kind == "f" else self.clone()
+    return NanToNum.apply(self, nan, posinf, neginf) if _is_float(self.dtype) else self.clone()
 
 def _logical(api):
     def method(self, other):
@@ -1487,7 +1496,7 @@ def _logaddexp(a, b):
 @patch
 def logcumsumexp(input: Tensor, dim=None, *, axis=None):
     "log(cumsum(exp(x))) along `dim`, stable: a scan of logaddexp, built from Tensor operations."
-    if input.dtype.kind != "f":
+    if not _is_float(input.dtype):
         raise NotImplementedError(f"logcumsumexp needs a floating point tensor, got {input.dtype}; "
                                   f"use .float()")
     d = _one_dim(input, _dim_arg(dim, axis, "logcumsumexp"), "logcumsumexp")
@@ -1558,6 +1567,7 @@ def triu(input: Tensor, diagonal=0):
 # %% ../nbs/01_tensor.ipynb #28e19ae5
 class Flip(Function):
     "Reverse the order along `dims` (a copy, as in PyTorch); the gradient is flipped back."
+    upcast_bfloat16 = False  # only moves data
     @staticmethod
     def forward(ctx, a, dims):
         ctx.dims = dims
@@ -1620,6 +1630,7 @@ def _diagonal_view(arr, offset, d1, d2):
 
 class Diagonal(Function):
     "A view of a diagonal; its gradient writes into the diagonal of zeros."
+    upcast_bfloat16 = False  # only moves data
     @staticmethod
     def forward(ctx, a, offset, d1, d2):
         ctx.args, ctx.shape = (offset, d1, d2), a.shape
@@ -1629,6 +1640,7 @@ class Diagonal(Function):
 
 class DiagonalScatter(Function):
     "Zeros of `shape` with `a` on a diagonal; its gradient reads that diagonal back."
+    upcast_bfloat16 = False  # only moves data
     @staticmethod
     def forward(ctx, a, shape, offset, d1, d2):
         ctx.args = (offset, d1, d2)
@@ -1664,6 +1676,7 @@ def diag(input: Tensor, diagonal=0):
 class Unfold(Function):
     """Windows of `size` every `step` along `dim`, as a strided view; the gradient adds each
     window back."""
+    upcast_bfloat16 = False  # only moves data
     @staticmethod
     def forward(ctx, a, d, size, step):
         n, windows = a.shape[d], (a.shape[d] - size) // step + 1
@@ -1730,7 +1743,7 @@ def _select(a, k, largest):
     n = a.shape[-1]
     at = n - k if largest else k - 1  # after the partition, the k-th value sits here
     edge = np.take_along_axis(a, np.argpartition(a, at, axis=-1)[..., at:at + 1], axis=-1)
-    nan, nan_edge = (np.isnan(a), np.isnan(edge)) if a.dtype.kind == "f" else (False, False)
+    nan, nan_edge = (np.isnan(a), np.isnan(edge)) if _is_float(a.dtype) else (False, False)
     # NaN is largest
     beyond = ((a > edge) | (nan & ~nan_edge)) if largest else ((a < edge) | (~nan & nan_edge))
     ties = (a == edge) | (nan & nan_edge)
@@ -2092,7 +2105,7 @@ def _mismatch_message(a, e, matches, rtol, atol, scalars):
     with np.errstate(all="ignore"):
         abs_diff = np.abs(a - e).reshape(-1)
         abs_diff[matches.reshape(-1)] = 0
-        rel_dtype = abs_diff.dtype if abs_diff.dtype.kind == "f" else float32
+        rel_dtype = abs_diff.dtype if _is_float(abs_diff.dtype) else float32
         rel_diff = (abs_diff / np.abs(e).reshape(-1)).astype(rel_dtype)
     rel_diff[matches.reshape(-1)] = 0
     allowed = lambda tol: "" if exact else f" (up to {tol} allowed)"
@@ -2120,7 +2133,7 @@ def _close_arrays(a, e, rtol, atol, equal_nan, check_dtype, scalars, where_, msg
         a, e = a.astype(common), e.astype(common)
     rtol, atol = _tolerances([a.dtype, e.dtype], rtol, atol)
     with np.errstate(all="ignore"):
-        x, y = (a, e) if a.dtype.kind == "f" else (a.astype(np.float64), e.astype(np.float64))
+        x, y = (a, e) if _is_float(a.dtype) else (a.astype(np.float64), e.astype(np.float64))
         matches = (x == y) | (np.isfinite(np.abs(x - y))
                               & (np.abs(x - y) <= atol + rtol * np.abs(y)))
         if equal_nan: matches |= np.isnan(x) & np.isnan(y)

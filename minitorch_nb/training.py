@@ -18,7 +18,7 @@ from bisect import bisect_right
 from collections import Counter
 import numpy as np
 from fastcore.basics import patch
-from .autograd import Tensor, enable_grad, namespace
+from .autograd import Tensor, enable_grad, namespace, _is_float, bfloat16, float32
 from . import nn
 
 # %% ../nbs/03_optim.ipynb #bc3ec7ba
@@ -78,7 +78,8 @@ class Optimizer:
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is None: continue
-                self._update(p, group)
+                if p.dtype == bfloat16: _update_in_float32(self, p, group)
+                else: self._update(p, group)
                 p._version.value += 1  # the parameter changed in place
         return loss
 
@@ -95,6 +96,23 @@ class Optimizer:
             lines.append(f"Parameter Group {i}")
             lines += [f"    {k}: {v}" for k, v in sorted(group.items()) if k != "params"]
         return "\n".join(lines + [")"])
+
+def _update_in_float32(opt, p, group):
+    """A bfloat16 parameter's update, computed in float32 (numpy's bfloat16 arithmetic would round
+    after every operation) and rounded once into the parameter and its state (kept in bfloat16)."""
+    wide = lambda t: Tensor._make(namespace(t.array).astype(t.array, float32))
+    p32 = wide(p)
+    p32.grad = wide(p.grad)
+    if p in opt.state:
+        opt.state[p32] = {k: wide(v) if isinstance(v, Tensor) and v.dtype == bfloat16 else v
+                          for k, v in opt.state[p].items()}
+    try: opt._update(p32, group)
+    finally: new = opt.state.pop(p32, None)
+    if new is not None:  # moments and buffers in the parameter's dtype; a step count as it is
+        opt.state[p] = {k: Tensor._make(namespace(v.array).astype(v.array, bfloat16))
+                        if isinstance(v, Tensor) and v.dtype == float32 and k != "step" else v
+                        for k, v in new.items()}
+    p.array[...] = p32.array
 
 # %% ../nbs/03_optim.ipynb #ee119717
 @patch
@@ -137,7 +155,7 @@ def _state_value(v, p, name):
     if isinstance(v, np.ndarray): v = Tensor._make(v)
     if not isinstance(v, Tensor): return v
     arr = v.array
-    if name != "step" and v.dtype.kind == "f" and v.dtype != p.dtype:
+    if name != "step" and _is_float(v.dtype) and v.dtype != p.dtype:
         arr = namespace(arr).astype(arr, p.dtype)
     t = Tensor._make(namespace(arr).asarray(arr, copy=True))
     return t if t.device == p.device else Tensor._make(t.to(p.device).array)
@@ -980,6 +998,9 @@ def _total_norm(arrays, p):
     """The p-norm of the per-array p-norms (that is, of all elements as one vector), in the arrays'
     dtype."""
     xp = namespace(arrays[0])
+    if arrays[0].dtype == bfloat16:  # numpy would sum in bfloat16: float32, rounded once
+        total = _total_norm([xp.astype(a, float32) for a in arrays], p)
+        return xp.astype(xp.asarray(total), bfloat16)
     if p == math.inf: return max(xp.max(xp.abs(a)) for a in arrays)
     if p == 2.0:
         norms = [xp.sqrt(xp.sum(a * a)) for a in arrays]

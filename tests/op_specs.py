@@ -18,9 +18,10 @@ other column of a (3, 2n) array; `V([...])` is fixed values; `D("float64")` beco
 from dataclasses import dataclass, field
 import numpy as np
 
-FLOAT = ("float32", "float64")
-ALL = ("float32", "float64", "int64", "bool")
-NUM = ("float32", "float64", "int64")
+# bfloat16 rows compute as torch does on the CPU: in float32, each op's result rounded to bfloat16 once
+FLOAT = ("float32", "float64", "bfloat16")
+ALL = ("float32", "float64", "bfloat16", "int64", "bool")
+NUM = ("float32", "float64", "bfloat16", "int64")
 
 @dataclass(frozen=True)
 class A:
@@ -175,7 +176,10 @@ for _m in ("floor", "trunc"):  # float16 (torch computes in float16 too)
 for _m in ("floor", "trunc"):
     op("div", V([1, 2]), V([0, 1]), rounding_mode=_m, dtypes=("int64",), raises=True, id=f"div-{_m}-int-by-zero")
 op("pow", A(3, 4, lo=0.2, hi=2.0), A(3, 4), id="pow-tensors")
-op("pow", A(3, 4, lo=0.2, hi=2.0), A(4, layout="C"), id="pow-broadcast")
+op("pow", A(3, 4, lo=0.2, hi=2.0), A(4, layout="C"), id="pow-broadcast",
+   xfail={"bfloat16": "rounding, not a bug: the exponent's gradient sums a^b ln a over the broadcast rows; torch "
+                      "rounds each term to bfloat16 first, ours sums them in float32, and the terms cancel (both "
+                      "stay as close to the float64 gradient: tests/test_bfloat16.py)"})
 op("pow", cases=[(A(3, 4), 2), (A(3, 4), 3.0), (A(3, 4), 0.0), (A(3, 4, lo=0.2), 0.5)], dtypes=FLOAT, id="pow-scalar")
 op("pow", cases=[(A(3, 4), 2), (A(3, 4), 0)], dtypes=("int64",), id="pow-int")
 op("pow", 2.0, A(3, 4), id="pow-number-first", forms=("torch",))
@@ -287,8 +291,11 @@ op("item", A(), dtypes=ALL, grad=False, forms=("method",))
 op("item", A(2), raises=True, forms=("method",), id="item-many")  # RuntimeError, as torch
 op("tolist", A(3, 2), dtypes=ALL, grad=False, forms=("method",))
 op("as_strided", A(3, 4), (2, 2), (1, 2), dtypes=ALL)
-for _n in ("float", "double", "half", "int", "long", "short", "char", "byte", "bool"):
-    op(_n, A(3, 4), dtypes=ALL, grad=_n in ("float", "double"), forms=("method",))
+for _n in ("float", "double", "half", "bfloat16", "int", "long", "short", "char", "byte", "bool"):
+    op(_n, A(3, 4), dtypes=ALL, grad=_n in ("float", "double", "bfloat16"), forms=("method",))
+# bfloat16 counts (numpy files it under kind 'V', not 'f')
+op("is_floating_point", A(3, 4), dtypes=ALL + ("float16",), grad=False, forms=("method",))
+op("type", A(3, 4), dtypes=("bfloat16",), grad=False, forms=("method",), id="type-name")
 op("to", A(3, 4), D("float64"), dtypes=ALL, forms=("method",))
 op("to", A(3, 4), dtype=D("int64"), grad=False, forms=("method",), id="to-dtype-kw")
 op("type", A(3, 4), D("float64"), forms=("method",))
@@ -297,8 +304,10 @@ op("type", A(3, 4), D("float64"), forms=("method",))
 # numpy arrays mix in as constants. torch refuses `tensor + array` when the tensor requires grad and refuses
 # `array + tensor` always (TypeError); minitorch_nb keeps the graph on purpose, as the issue asks
 # (tests/test_torch_semantics.py). Where torch accepts, both agree:
-op("__add__", A(2, grad=False), N(np.ones(2)), id="numpy-right", forms=("op",))
-op("__mul__", A(3, 2, grad=False), N(np.ones(2), "float32"), id="numpy-right-f32", forms=("op",))
+_NUMPY_BF16 = {"bfloat16": "torch's gap, not ours: a bfloat16 tensor with a numpy array operand raises TypeError "
+                            "'Got unsupported ScalarType BFloat16' in torch; ours promotes as for other floats"}
+op("__add__", A(2, grad=False), N(np.ones(2)), id="numpy-right", forms=("op",), xfail=_NUMPY_BF16)
+op("__mul__", A(3, 2, grad=False), N(np.ones(2), "float32"), id="numpy-right-f32", forms=("op",), xfail=_NUMPY_BF16)
 op("__eq__", A(2, dtype="int64"), [1, 1], id="eq-list", forms=("op",), grad=False)
 op("mean", V([]), id="mean-of-nothing", grad=False)  # nan, and no numpy RuntimeWarning
 op("__format__", A(), "+.2f", forms=("method",), grad=False, id="format-0d")
@@ -464,8 +473,10 @@ op("msort", A(3, 4), dtypes=NUM)
 op("topk", A(3, 6), 2, dtypes=NUM)
 op("topk", A(3, 6), 2, dim=0, largest=False, id="topk-smallest")
 op("topk", A(3, 4), 5, raises=True, id="topk-too-many")
-op("topk", A(4, 200), 3, dim=1, id="topk-long-rows")  # n >= 64 k: torch's partial-sort path
-op("topk", A(200, 3, layout="T"), 4, largest=False, id="topk-long-rows-T")
+# bfloat16 has 8 significant bits: 200 values in [-2, 2] tie, and torch's partial sort orders ties its own way
+_TIES = {"bfloat16": "ties: equal bfloat16 values come out in another order in torch's partial sort"}
+op("topk", A(4, 200), 3, dim=1, id="topk-long-rows", xfail=_TIES)  # n >= 64 k: torch's partial-sort path
+op("topk", A(200, 3, layout="T"), 4, largest=False, id="topk-long-rows-T", xfail=_TIES)
 op("topk", V([[1.0, np.nan, 3.0, np.nan, 2.0]]), 3, grad=False, id="topk-nan")  # NaN is the largest
 op("topk", V([[1.0, np.nan, 3.0, np.nan, 2.0]]), 3, largest=False, grad=False, id="topk-nan-smallest")
 op("topk", A(3, 4), 0, id="topk-zero")

@@ -6,8 +6,9 @@ import torch.nn.functional as TF
 import minitorch_nb as mt
 from minitorch_nb import nn
 import minitorch_nb.nn.functional as F
+from oracle import BF16, assert_bf16_close, to_numpy
 
-LOW = [(mt.float16, torch.float16)]
+LOW = [(mt.float16, torch.float16), (mt.bfloat16, torch.bfloat16)]
 
 def arrays(*shapes, seed=0):
     rng = np.random.default_rng(seed)
@@ -60,6 +61,11 @@ def test_autocast_output_dtypes_match_torch_cpu(name, low, device):
     assert str(yo.dtype) == _torch_dtype_name(yt.dtype), name
     np.testing.assert_allclose(np.asarray(yo.to("numpy").detach().numpy(), np.float64),
                                yt.detach().double().numpy(), rtol=2e-2, atol=2e-2)
+    if yo.dtype == mt.bfloat16 and "log_softmax" not in name:
+        # bfloat16 results agree to the last bit but where float32 sums ran in another order (matmul, conv):
+        # one bfloat16 step there, and no more in what is computed from them. (torch's bfloat16 log_softmax
+        # rounds its row sum to bfloat16 first: tests/test_bfloat16.py pins that difference down.)
+        assert_bf16_close(yo, yt, ulps=1, err_msg=name)
 
 def test_float64_is_not_cast():
     x = np.eye(3)
@@ -108,10 +114,17 @@ def test_autocast_bad_arguments_like_torch():
         torch.autocast("cpu", dtype=torch.float32)
     with region: assert not mt.is_autocast_enabled("cpu")
 
-def test_autocast_bfloat16_says_what_is_missing():
-    if not isinstance(mt.bfloat16, mt.autograd._Unavailable): pytest.skip("this build has bfloat16")
-    with pytest.raises(TypeError, match="bfloat16"): mt.autocast("cpu")
-    with pytest.raises(TypeError, match="bfloat16"): mt.autocast("cpu", dtype=mt.bfloat16)
+def test_cpu_autocast_defaults_to_bfloat16_like_torch(device):
+    "autocast('cpu') without a dtype computes in bfloat16, as torch.autocast('cpu') does: dtypes and values."
+    x, w = arrays((4, 8), (8, 8))
+    xo, wo = mt.tensor(x, device=device), mt.tensor(w, device=device)
+    with mt.autocast("cpu"):
+        assert mt.get_autocast_dtype("cpu") == mt.bfloat16
+        yo, so = xo @ wo, F.softmax(xo @ wo, -1)
+    with torch.autocast("cpu"): yt, st = torch.tensor(x) @ torch.tensor(w), TF.softmax(torch.tensor(x) @ torch.tensor(w), -1)
+    assert yo.dtype == so.dtype == mt.bfloat16 and yt.dtype == st.dtype == torch.bfloat16
+    for ours, theirs in ((yo, yt), (so, st)):
+        assert_bf16_close(ours, theirs)
 
 # ---------------------------------------------------------------- GradScaler against torch.amp.GradScaler
 
@@ -259,8 +272,8 @@ def module_pair(device):
 
 def snapshot(model):
     "Every state-dict entry and gradient of `model`, as numpy arrays, by name."
-    state = {k: v.numpy().copy() for k, v in model.state_dict().items()}
-    return state | {"grad " + n: p.grad.numpy().copy() for n, p in model.named_parameters()}
+    state = {k: to_numpy(v).copy() for k, v in model.state_dict().items()}
+    return state | {"grad " + n: to_numpy(p.grad).copy() for n, p in model.named_parameters()}
 
 def assert_cast(ours, theirs, before):
     """Each entry has torch's dtype; its values are ours before the cast, cast by numpy (exactly), and torch's
@@ -270,14 +283,16 @@ def assert_cast(ours, theirs, before):
     for k, w in want.items():
         assert mine[k].dtype == w.dtype, k
         np.testing.assert_array_equal(mine[k], before[k].astype(w.dtype), err_msg=k)
-        if w.dtype.kind != "f": np.testing.assert_array_equal(mine[k], w, err_msg=k); continue
+        if w.dtype.kind != "f" and w.dtype != BF16:
+            np.testing.assert_array_equal(mine[k], w, err_msg=k); continue
         # float32 rounding, relative to the array's scale
-        eps = 1e-3 if w.dtype == np.float16 else 1e-6
+        eps = {np.dtype(np.float16): 1e-3, BF16: 2.0**-8}.get(w.dtype, 1e-6)
         np.testing.assert_allclose(mine[k].astype(np.float64), w.astype(np.float64), err_msg=k, rtol=2 * eps,
                                    atol=eps * np.abs(w).max())
 
-@pytest.mark.parametrize("method, dtype", [("half", None), ("double", None), ("float", None),
-                                           ("to", (mt.float16, torch.float16)), ("to", (mt.float64, torch.float64))])
+@pytest.mark.parametrize("method, dtype", [("half", None), ("double", None), ("float", None), ("bfloat16", None),
+                                           ("to", (mt.float16, torch.float16)), ("to", (mt.float64, torch.float64)),
+                                           ("to", (mt.bfloat16, torch.bfloat16))])
 def test_module_dtype_casts_match_torch(device, method, dtype):
     ours, theirs = module_pair(device)
     params = list(ours.parameters())
@@ -300,11 +315,32 @@ def test_module_half_keeps_training():
         assert p.dtype == np.float16 and q.dtype == torch.float16, n
         np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=2e-3, atol=1e-6, err_msg=n)
 
-def test_module_bfloat16_says_numpy_lacks_it_and_changes_nothing():
-    ours, _ = module_pair("numpy")
-    before = {k: v.numpy().copy() for k, v in ours.state_dict().items()}
-    with pytest.raises(TypeError, match="bfloat16.*numpy has none.*round_to_bfloat16"): ours.bfloat16()
-    for k, v in ours.state_dict().items(): assert v.numpy().tobytes() == before[k].tobytes(), k
+def test_module_bfloat16_keeps_training(device):
+    "After .bfloat16() an optimizer made before it updates the bfloat16 parameters as torch's does, bit for bit."
+    ours, theirs = module_pair(device)
+    opts = mt.optim.SGD(ours.parameters(), lr=0.5), torch.optim.SGD(theirs.parameters(), lr=0.5)
+    assert ours.bfloat16() is ours and theirs.bfloat16() is theirs
+    for opt in opts: opt.step()
+    for (n, p), q in zip(ours.named_parameters(), theirs.parameters()):
+        assert p.dtype == mt.bfloat16 and q.dtype == torch.bfloat16, n
+        # the float32 gradients differ in their last bits before the cast: one bfloat16 step at most
+        assert_bf16_close(p, q, ulps=1, err_msg=n)
+
+def test_bfloat16_model_forward_and_backward_like_torch(device):
+    """A bfloat16 model's output and gradients as torch computes them in bfloat16 on the CPU: each op in float32,
+    rounded once, so the results agree to the last bit except where float32 sums run in another order."""
+    mt.manual_seed(0)
+    ours = nn.Sequential(nn.Linear(12, 16), nn.Tanh(), nn.Linear(16, 4))
+    theirs = torch.nn.Sequential(torch.nn.Linear(12, 16), torch.nn.Tanh(), torch.nn.Linear(16, 4))
+    theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})
+    ours.to(device).bfloat16(); theirs.bfloat16()
+    x = np.random.default_rng(1).standard_normal((5, 12)).astype(np.float32)
+    yo, yt = ours(mt.tensor(x, device=device).bfloat16()), theirs(torch.tensor(x).bfloat16())
+    assert_bf16_close(yo, yt, ulps=1)
+    yo.float().pow(2).sum().backward(); yt.float().pow(2).sum().backward()
+    for (n, p), q in zip(ours.named_parameters(), theirs.parameters()):
+        assert p.grad.dtype == mt.bfloat16 and q.grad.dtype == torch.bfloat16, n
+        assert_bf16_close(p.grad, q.grad, ulps=2, err_msg=n)
 
 def test_module_to_an_integer_dtype_is_a_type_error_like_torch():
     ours, theirs = module_pair("numpy")

@@ -29,6 +29,13 @@ def test_collectives(n, device):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.count("all collectives OK") == n
 
+@pytest.mark.parametrize("device", ["numpy", "cpu"])
+def test_ddp_over_a_bfloat16_model(device):
+    "bfloat16 gradients averaged in float32 and rounded once, the same on every rank (tests/dist_jobs/ddp_bf16.py)."
+    proc, _ = run_job("ddp_bf16.py", [device], n=2)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count("bfloat16 DDP OK") == 2
+
 def test_world_of_one_without_mpiexec():
     "A script started as plain `python script.py` is a world of one: every collective is the identity."
     proc = subprocess.run([sys.executable, str(JOBS / "collectives.py"), "numpy"], capture_output=True, text=True,

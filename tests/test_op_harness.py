@@ -5,6 +5,7 @@ For each row, dtype and spelling (torch.name, Tensor.name, F.name, the Python op
 where torch raises, the exception type. A completeness test fails for any public op with no row.
 """
 import math, operator, os, warnings
+import ml_dtypes
 import numpy as np
 import pytest
 import torch
@@ -14,9 +15,23 @@ import minitorch_nb.nn.functional as F
 from op_specs import ROWS, A, V, D, N
 
 # Tolerances per dtype, the same for every op (values and gradients); integers and booleans are exact.
+# bfloat16: torch.testing's own defaults for it (8 significant bits: one rounding is up to 2**-8 relative)
 TOL = {"float16": dict(rtol=1e-3, atol=1e-3), "float32": dict(rtol=1e-5, atol=1e-6),
-       "float64": dict(rtol=1e-10, atol=1e-12)}
-FLOATS = ("float16", "float32", "float64")
+       "float64": dict(rtol=1e-10, atol=1e-12), "bfloat16": dict(rtol=1.6e-2, atol=1e-5)}
+FLOATS = ("float16", "float32", "float64", "bfloat16")
+BF16 = np.dtype(ml_dtypes.bfloat16)
+
+def bf16_tolerance(b):
+    """torch's bfloat16 defaults, and 2**-6 of the largest |value|: where an op is several roundings in a row
+    (a backward formula, a mean), torch rounds to bfloat16 after each and ours once, in float32; each rounding
+    moves a value by up to 2**-9 of its intermediate's scale, so a result near zero that is the difference of
+    larger ones (cancellation) differs in absolute, not relative, terms."""
+    finite = np.abs(b[np.isfinite(b)])
+    return dict(rtol=TOL["bfloat16"]["rtol"], atol=max(TOL["bfloat16"]["atol"], 2**-6 * finite.max(initial=0.0)))
+
+def torch_tensor(arr):
+    "torch.tensor of a numpy array; torch reads no bfloat16 array, so it goes through float32 (exactly)."
+    return torch.tensor(arr.astype(np.float32)).bfloat16() if arr.dtype == BF16 else torch.tensor(arr)
 # The device minitorch_nb's inputs are made on: "numpy" (chapter 00) by default; MINITORCH_HARNESS_DEVICE=cpu runs
 # the table through chapter 06a's kernels instead (tests/test_op_table.py checks every device's kernels too).
 DEVICE = os.environ.get("MINITORCH_HARNESS_DEVICE", "numpy")
@@ -91,8 +106,8 @@ def dtype_stream(entry):
 def build(x, lib, row, leaves):
     "The inputs in `lib`: tensors of the same values and layout; gradient leaves are collected in `leaves`."
     if isinstance(x, Made):
-        leaf = lib.tensor(x.base) if lib is torch else lib.tensor(x.base, device=DEVICE)
-        if row.grad and x.grad and x.base.dtype.kind == "f": leaf.requires_grad_()
+        leaf = torch_tensor(x.base) if lib is torch else lib.tensor(x.base, device=DEVICE)
+        if row.grad and x.grad and x.base.dtype.name in FLOATS: leaf.requires_grad_()
         leaves.append(leaf)
         if x.layout == "T" and x.base.ndim >= 2: return leaf.transpose(-2, -1)
         if x.layout == "step": return leaf[..., ::2]
@@ -120,14 +135,19 @@ def run(lib, row, form, made_args, made_kwargs):
 
 # --- comparing ----------------------------------------------------------------------------------------------
 def np_of(t):
-    if isinstance(t, torch.Tensor): return t.detach().numpy()
+    if isinstance(t, torch.Tensor):
+        return t.detach().float().numpy().astype(BF16) if t.dtype == torch.bfloat16 else t.detach().numpy()
     return np.asarray(t.detach().to("numpy").numpy())
 
 def close(a, b, what):
     "Two numpy arrays: same shape, dtype and values (per-dtype tolerance; nan equals nan)."
     assert a.shape == b.shape, f"{what}: shape {a.shape} != torch's {b.shape}"
     assert a.dtype == b.dtype, f"{what}: dtype {a.dtype} != torch's {b.dtype}"
-    if a.dtype.name in TOL: np.testing.assert_allclose(a, b, err_msg=what, **TOL[a.dtype.name])
+    tol = TOL.get(a.dtype.name)
+    if a.dtype == BF16:  # numpy compares no bfloat16
+        a, b = a.astype(np.float64), b.astype(np.float64)
+        tol = bf16_tolerance(b)
+    if tol: np.testing.assert_allclose(a, b, err_msg=what, **tol)
     else: np.testing.assert_array_equal(a, b, err_msg=what)  # exact (allclose would compare int64 as float64)
 
 def compare(ours, theirs, what="result"):
@@ -158,7 +178,7 @@ def compare_gradients(row, ours, theirs, leaves_m, leaves_t, rng):
     outs_m = [o for o in tensors_of(ours, mt.Tensor) if o.requires_grad]
     assert len(outs_m) == len(outs_t), "a different number of outputs require grad"
     cots = [rng.standard_normal(t.shape).astype(np_of(t).dtype) for t in outs_t]
-    sum(((t * torch.tensor(c)).sum() for t, c in zip(outs_t, cots)), torch.zeros(())).backward()
+    sum(((t * torch_tensor(c)).sum() for t, c in zip(outs_t, cots)), torch.zeros(())).backward()
     losses = [(o * mt.tensor(c, device=o.device)).sum() for o, c in zip(outs_m, cots)]
     sum(losses[1:], losses[0]).backward()
     for i, (lm, lt) in enumerate(zip(leaves_m, leaves_t)):

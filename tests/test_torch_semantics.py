@@ -202,12 +202,15 @@ def test_mixed_dtype_promotion_matches_torch():
     assert (mt.ones(2, dtype=mt.int32) + 1).dtype == mt.int32 and (torch.ones(2, dtype=torch.int32) + 1).dtype == torch.int32
     assert (mt.ones(2, dtype=mt.half) * 2.5).dtype == mt.half
 
-def test_bfloat16_is_a_clear_type_error():
-    "numpy has no bfloat16: every use of mt.bfloat16 says so with a TypeError."
-    for use in (lambda: mt.zeros(2, dtype=mt.bfloat16), lambda: mt.tensor([1.0], dtype=mt.bfloat16),
-                lambda: mt.ones(2).to(mt.bfloat16), lambda: np.dtype(mt.bfloat16)):
-        with pytest.raises(TypeError, match="bfloat16 is not available: numpy has no bfloat16"): use()
-    assert mt.ones(2).dtype != mt.bfloat16 and "unavailable" in repr(mt.bfloat16)
+def test_bfloat16_is_a_dtype_like_torchs():
+    "mt.bfloat16 (ml_dtypes' numpy bfloat16) works wherever torch.bfloat16 does; tests/test_bfloat16.py has the rest."
+    for ours, theirs in ((mt.zeros(2, dtype=mt.bfloat16), torch.zeros(2, dtype=torch.bfloat16)),
+                         (mt.tensor([1.0], dtype=mt.bfloat16), torch.tensor([1.0], dtype=torch.bfloat16)),
+                         (mt.ones(2).to(mt.bfloat16), torch.ones(2).to(torch.bfloat16)),
+                         (mt.ones(2).bfloat16() * 2.5, torch.ones(2).bfloat16() * 2.5)):
+        assert ours.dtype == mt.bfloat16 and theirs.dtype == torch.bfloat16
+        assert ours.tolist() == theirs.tolist()
+    assert np.dtype(mt.bfloat16).itemsize == 2 and repr(mt.bfloat16) == "dtype(bfloat16)"
 
 def test_legacy_tensor_constructor_matches_torch():
     for args in (([1, 2],), ([[1, 2], [3, 4]],), ([True, False],), ([1.5],), ((2, 3),)):

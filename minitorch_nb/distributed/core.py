@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 from fastcore.basics import patch
 from ..autograd import (Tensor, AccumulateGrad, no_grad, is_grad_enabled, graph_nodes,
+                                   _is_float, bfloat16,
                                    tensor)
 from ..data import register_replica_source
 from ..ndarray import NDArray
@@ -116,7 +117,12 @@ def _default_group_replicas():
 register_replica_source(_default_group_replicas)
 
 # %% ../../nbs/09b_distributed.ipynb #06aeb3c9
-_WIDENED = {np.dtype(np.float16)}  # no MPI reduction op for them: reduced in float32
+# no MPI reduction op for them: reduced in float32
+_WIDENED = {np.dtype(np.float16), bfloat16}
+
+def _mpi_view(a):
+    "An array MPI can move: bfloat16, which MPI does not know, goes as its 16-bit patterns."
+    return a.view(np.uint16) if a.dtype == bfloat16 else a
 
 def _host_view(t):
     """A writable numpy array that *is* the memory of contiguous host tensor `t` (no copy), or
@@ -131,16 +137,17 @@ def _host_view(t):
 @contextlib.contextmanager
 def _buffer(t, widen=False):
     """The tensor's memory as a numpy buffer MPI can read and write; when that needs a copy
-    (non-contiguous, device memory, float16 in a reduction), the result is copied back at exit."""
+    (non-contiguous, device memory, float16 or bfloat16 in a reduction), the result is copied back
+    at exit."""
     if not isinstance(t, Tensor):
         raise TypeError(f"expected a Tensor, got {type(t).__name__}")
     view = _host_view(t)
     if view is not None and not (widen and view.dtype in _WIDENED):
-        yield view
+        yield _mpi_view(view)
         return
     work = np.array(np.asarray(t.array),
                     dtype=np.float32 if widen and t.dtype in _WIDENED else None)
-    yield work
+    yield _mpi_view(work)
     with no_grad(): t.copy_(Tensor(work))
 
 # %% ../../nbs/09b_distributed.ipynb #56d8c9f1
@@ -168,7 +175,7 @@ def _mpi_op(op):
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     "Combine `tensor` across all ranks with `op`, in place: every rank ends with the result."
     comm, MPI = _group(group).comm, _mpi()
-    if op == ReduceOp.AVG and tensor.dtype.kind != "f":
+    if op == ReduceOp.AVG and not _is_float(tensor.dtype):
         raise TypeError(f"ReduceOp.AVG needs a floating-point tensor, got {tensor.dtype}")
     ctx = _buffer(tensor, widen=True)
     buf = ctx.__enter__()
@@ -202,7 +209,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
         out = np.empty((comm.Get_size(),) + send.shape, send.dtype)
         comm.Allgather(np.ascontiguousarray(send), out)
     with no_grad():
-        for t, part in zip(tensor_list, out): t.copy_(Tensor(part))
+        for t, part in zip(tensor_list, out.view(tensor.dtype)): t.copy_(Tensor(part))
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
     "Reduce `input_list` across ranks with `op`; rank i keeps the reduced entry i in `output`."
@@ -243,14 +250,14 @@ def isend(tensor, dst, group=None, tag=0):
     view = _host_view(tensor)
     if view is None:
         raise ValueError("isend needs a contiguous host tensor; call .contiguous() first")
-    return Work(_group(group).comm.Isend(view, dest=dst, tag=tag))
+    return Work(_group(group).comm.Isend(_mpi_view(view), dest=dst, tag=tag))
 
 def irecv(tensor, src, group=None, tag=0):
     "Start receiving into `tensor` from `src`; returns a Work to `wait()` on."
     view = _host_view(tensor)
     if view is None:
         raise ValueError("irecv needs a contiguous host tensor; call .contiguous() first")
-    return Work(_group(group).comm.Irecv(view, source=src, tag=tag))
+    return Work(_group(group).comm.Irecv(_mpi_view(view), source=src, tag=tag))
 
 # %% ../../nbs/09b_distributed.ipynb #7a5fd4b0
 def mpiexec_path():
@@ -342,7 +349,8 @@ class _Bucket:
         self.index, self.ids = index, ids
         self.sizes = [params[i].numel() for i in ids]
         self.offsets = np.cumsum([0] + self.sizes[:-1]).tolist()
-        self.flat = np.zeros(sum(self.sizes), params[ids[0]].dtype)
+        dtype = params[ids[0]].dtype  # float16 and bfloat16 gradients are summed in float32
+        self.flat = np.zeros(sum(self.sizes), np.float32 if dtype in _WIDENED else dtype)
         self.pending, self.work, self.done = len(ids), None, False
 
     def pack(self, params, scale):
@@ -401,7 +409,7 @@ def _sync_module_states(self: DistributedDataParallel):
     for dtype in {t.dtype for t in tensors}:
         group = [t for t in tensors if t.dtype == dtype]
         flat = np.concatenate([np.asarray(t.array).reshape(-1) for t in group])
-        self.process_group.comm.Bcast(flat, root=0)
+        self.process_group.comm.Bcast(_mpi_view(flat), root=0)
         off = 0
         with no_grad():
             for t in group:

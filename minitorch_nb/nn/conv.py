@@ -22,7 +22,7 @@ import numpy as np
 from fastcore.basics import patch
 from numba import njit, prange
 from numba import cuda as numba_cuda
-from ..autograd import Tensor, Function, namespace, autocast_op
+from ..autograd import Tensor, Function, namespace, autocast_op, _is_float
 from ..ops import stack
 from ..ndarray import NDArray, Backend, NumpyBackend, as_numpy_view, shortcut
 from ..backends.cpu import CpuBackend, PAR
@@ -631,7 +631,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def lowest(dtype):
     "The value below every other of `dtype`: what max pooling pads with (-inf for floats)."
     dtype = np.dtype(dtype)
-    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+    return -np.inf if _is_float(dtype) else np.iinfo(dtype).min
 
 def first_inside(o, s, p, d):
     """For each output position o (an array), the first input position of its window that is not
@@ -902,6 +902,7 @@ class MaxPool2dFunction(Function):
 
 class MaxPoolScatter(Function):
     "g added at positions `at` of zero planes of `shape`; its gradient reads those positions back."
+    upcast_bfloat16 = False  # only moves data
     @staticmethod
     def forward(ctx, g, at, shape, overlap=True):
         ctx.at = at
@@ -913,6 +914,7 @@ class MaxPoolScatter(Function):
 class MaxPoolGather(Function):
     """Planes read at positions `at`: the gradient of MaxPoolScatter, whose own gradient is
     MaxPoolScatter."""
+    upcast_bfloat16 = False  # only moves data
     @staticmethod
     def forward(ctx, a, at):
         ctx.at, ctx.shape = at, a.shape
@@ -945,6 +947,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 class Im2Col(Function):
     """The im2col matrix (C·kh·kw, N·H_out·W_out) of x (N, C, H, W); its gradient is col2im, and
     col2im's is im2col."""
+    upcast_bfloat16 = False  # only moves data
     @staticmethod
     def forward(ctx, x, win):
         ctx.shape, ctx.win = x.shape, win
@@ -982,7 +985,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     win = _pool_windows("avg_pool2d", input, kernel_size, stride, padding, 1, ceil_mode)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    if input.dtype.kind != "f":
+    if not _is_float(input.dtype):
         raise NotImplementedError(f"avg_pool2d: integer inputs ({input.dtype}) are not supported; "
                                   f"convert to float")
     divisor = (_constant_like(avg_divisors(input.shape[-2:], win, count_include_pad,
@@ -1007,7 +1010,7 @@ def adaptive_avg_pool2d(input, output_size):
     if input.ndim not in (3, 4):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
                            f"{list(input.shape)}")
-    if input.dtype.kind != "f":
+    if not _is_float(input.dtype):
         raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for {input.dtype}")
     H, W = input.shape[-2:]
     single = isinstance(output_size, (int, np.integer)) or output_size is None
@@ -1110,7 +1113,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if (size is None) == (scale_factor is None):
         raise ValueError("only one of size or scale_factor should be defined" if size is not None
                          else "either size or scale_factor should be defined")
-    if input.dtype.kind != "f":
+    if not _is_float(input.dtype):
         raise NotImplementedError(f"\"upsample_{mode}\" not implemented for {input.dtype}")
     spatial, dims = input.shape[2:], input.ndim - 2
     if size is not None: out, scales = _per_dim(size, dims, "output size", spatial), (None,) * dims

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 from fastcore.basics import patch
 from ..autograd import (Tensor, Function, no_grad, namespace, float32, float64, int64,
+                                   _is_float, bfloat16,
                                    device as _device,
                                    available_devices, broadcast_shapes, result_type, autocast_op,
                                    _fold_matmul)
@@ -572,7 +573,7 @@ class Erf(Function):
 
 def erf(input):
     "The error function, elementwise (integers become float32)."
-    return Erf.apply(input if input.dtype.kind == "f" else input.to(float32))
+    return Erf.apply(input if _is_float(input.dtype) else input.to(float32))
 
 # %% ../../nbs/02_nn.ipynb #e1a0b012
 # erfc(x)·exp(x²) on [0.4, 3]
@@ -638,7 +639,7 @@ class Erfinv(Function):
 
 def erfinv(input):
     "The inverse error function, elementwise (integers become float32)."
-    return Erfinv.apply(input if input.dtype.kind == "f" else input.to(float32))
+    return Erfinv.apply(input if _is_float(input.dtype) else input.to(float32))
 
 @patch
 def erf(self: Tensor):
@@ -651,17 +652,20 @@ def erfinv(self: Tensor):
     return erfinv(self)
 
 # %% ../../nbs/02_nn.ipynb #1ce0d4f4
-def _activation(floating):
+def _activation(floating, composite=False):
     """Check an activation's input: a Tensor (PyTorch's TypeError), and a floating point one if
-    `floating`."""
+    `floating`. A `composite` one (several ops here, one kernel in PyTorch) computes a bfloat16
+    input in float32 and rounds once, as PyTorch's kernel does."""
     def decorate(fn):
         @functools.wraps(fn)
         def checked(input, *args, **kwargs):
             _expect_tensor(fn.__name__, input)
-            if floating and input.dtype.kind != "f":
+            if floating and not _is_float(input.dtype):
                 raise NotImplementedError(f'"{fn.__name__}" is not implemented for {input.dtype} '
                                           f'tensors (in PyTorch ' "neither); convert first, e.g. "
                                           "x.float()")
+            if composite and input.dtype == bfloat16:
+                return fn(input.float(), *args, **kwargs).to(bfloat16)
             return fn(input, *args, **kwargs)
         return checked
     return decorate
@@ -673,7 +677,7 @@ def tanh(input): return input.tanh()
 @_activation(floating=False)
 def sigmoid(input): return input.sigmoid()
 
-@_activation(floating=False)
+@_activation(floating=False, composite=True)
 def gelu(input, approximate="none"):
     """x·Φ(x) with Φ the standard normal CDF; approximate='tanh' uses 0.5·x·(1 + tanh(√(2/π)(x +
     0.044715x³)))."""
@@ -784,17 +788,17 @@ def softplus(input, beta=1.0, threshold=20.0):
     float precision."""
     return SoftplusFunction.apply(input, beta, threshold)
 
-@_activation(floating=True)
+@_activation(floating=True, composite=True)
 def silu(input, inplace=False):
     "x·σ(x) (SiLU, also called swish): ReLU's shape, smooth, with a small negative dip."
     return input * input.sigmoid()
 
-@_activation(floating=True)
+@_activation(floating=True, composite=True)
 def mish(input, inplace=False):
     "x·tanh(softplus(x)): like SiLU, smooth and non-monotonic."
     return input * softplus(input).tanh()
 
-@_activation(floating=False)
+@_activation(floating=False, composite=True)
 def softsign(input):
     "x / (1 + |x|): tanh's shape, approaching ±1 polynomially instead of exponentially."
     return input / (input.abs() + 1)
@@ -870,7 +874,7 @@ def _clamp_open(input, lo, hi):
     """clamp(x, lo, hi) whose gradient is 1 strictly between lo and hi and 0 at them, PyTorch's
     choice at the corners."""
     # integers stay integers, as in PyTorch
-    if input.dtype.kind != "f": return input.clamp(lo, hi).to(input.dtype)
+    if not _is_float(input.dtype): return input.clamp(lo, hi).to(input.dtype)
     return where((input > lo) & (input < hi), input, input.detach().clamp(lo, hi))
 
 @_activation(floating=False)
@@ -890,7 +894,7 @@ def hardsigmoid(input, inplace=False):
     "relu6(x + 3) / 6: sigmoid's piecewise-linear cousin, 0 below -3 and 1 above 3."
     return _clamp_open(input + 3, 0.0, 6.0) / 6
 
-@_activation(floating=True)
+@_activation(floating=True, composite=True)
 def hardswish(input, inplace=False):
     "x·relu6(x + 3)/6: SiLU's piecewise cousin (0 below -3, x above 3, a parabola between)."
     # so that a NaN can't leak in from the unused side
@@ -1299,7 +1303,7 @@ def _as_parameter(value):
 _LEGACY_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
                       "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
                       "int8": "CharTensor",
-                      "uint8": "ByteTensor", "bool": "BoolTensor"}
+                      "uint8": "ByteTensor", "bool": "BoolTensor", "bfloat16": "BFloat16Tensor"}
 
 def _describe(key, value, legacy_type_name):
     "One line of a parameter container's repr, in PyTorch's words."
@@ -1541,7 +1545,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     class_dim = 1 if input.ndim >= 2 else 0
     n_classes = input.shape[class_dim]
     logp = input.log_softmax(class_dim)
-    if isinstance(target, Tensor) and target.dtype.kind == "f":
+    if isinstance(target, Tensor) and _is_float(target.dtype):
         return _soft_target_cross_entropy(logp, target, weight, reduction, label_smoothing,
                                           class_dim)
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
@@ -1741,7 +1745,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(f"Using a target size ({list(target.shape)}) that is different to the "
                          f"input size ({list(input.shape)}) is deprecated. Please ensure they have "
                          f"the same size.")
-    if input.dtype.kind != "f":
+    if not _is_float(input.dtype):
         raise RuntimeError(f"binary_cross_entropy needs floating point input, got {input.dtype}")
     _check_unit_interval(input, "input"); _check_unit_interval(target, "target")
     loss = BinaryCrossEntropyFunction.apply(input, target)
@@ -1823,7 +1827,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     _expect_tensor("normalize", input)
     if out is not None:
         raise NotImplementedError("normalize(out=...) is not supported: use the returned tensor")
-    if input.dtype.kind != "f":
+    if not _is_float(input.dtype):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point tensor as input. Got "
                            f"{input.dtype}")
     return input / _vector_norm(input, p, _check_dim(dim, input.ndim)).clamp(min=eps)
@@ -1834,9 +1838,11 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     _expect_tensor("cosine_similarity", x1, "x1")
     _expect_tensor("cosine_similarity", x2, "x2", 2)
     dtype = result_type(x1, x2)
-    if dtype.kind != "f":
+    if not _is_float(dtype):
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
                            f"{dtype}")
+    if dtype == bfloat16:  # in float32, rounded once
+        return cosine_similarity(x1.float(), x2.float(), dim, eps).to(bfloat16)
     shape = broadcast_shapes(x1.shape, x2.shape)
     x1, x2 = (x.to(dtype).expand(shape) for x in (x1, x2))
     dim = _check_dim(dim, len(shape))
@@ -1916,10 +1922,10 @@ def to(self: Module, *args, dtype=None, device=None):
         else: dtype = np.dtype(a)
     # 'cuda:0' is 'cuda'; an unknown name fails here
     if device is not None: device = _device(device)
-    if dtype is not None and np.dtype(dtype).kind != "f":
+    if dtype is not None and not _is_float(np.dtype(dtype)):
         raise TypeError(f"Module.to only casts to floating point dtypes, got {np.dtype(dtype)}")
     def convert(t):
-        if dtype is not None and t.dtype.kind == "f": t = t.to(dtype)
+        if dtype is not None and _is_float(t.dtype): t = t.to(dtype)
         return t if device is None else t.to(device)
     with no_grad():
         for m in self.modules():
@@ -1969,8 +1975,11 @@ def _encode(obj, arrays, memo, where):
         if id(obj) not in memo:
             memo[id(obj)] = key = f"a{len(arrays)}"
             arrays[key] = np.asarray(obj.detach().to("numpy").array)
-        return {"tensor": memo[id(obj)], "parameter": isinstance(obj, Parameter),
+            # .npy files know no bfloat16: its bits go as uint16, and the description says so
+            if obj.dtype == bfloat16: arrays[key] = arrays[key].view(np.uint16)
+        node = {"tensor": memo[id(obj)], "parameter": isinstance(obj, Parameter),
                 "requires_grad": obj.requires_grad and obj.is_leaf, "device": obj.device}
+        return node | ({"dtype": "bfloat16"} if obj.dtype == bfloat16 else {})
     if isinstance(obj, (np.ndarray, np.generic)):
         if obj.dtype.kind not in "biufc":
             raise TypeError(f"save: can't store a numpy array of dtype {obj.dtype} "
@@ -2080,6 +2089,7 @@ def _decode_tensor(node, arr, map_location):
     if device not in available_devices():
         raise CheckpointError(f"a tensor was saved on device '{device}', which isn't available "
                               f"here (available: {available_devices()}); pass map_location='numpy'")
+    if node.get("dtype") == "bfloat16": arr = arr.view(bfloat16)
     data = Tensor._make(arr).to(device).array
     t = Parameter(data, requires_grad=False) if node["parameter"] else Tensor(data)
     return t.requires_grad_() if node["requires_grad"] else t

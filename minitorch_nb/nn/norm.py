@@ -14,7 +14,8 @@ __all__ = ['SUMS', 'STATS_CHUNK', 'FLOATS', 'l2', 'rms', 'NormMonitor', 'channel
 import math, warnings
 import numpy as np
 from numba import njit, prange
-from ..autograd import Tensor, Function, namespace, is_grad_enabled, no_grad, int64
+from ..autograd import (Tensor, Function, namespace, _is_float, is_grad_enabled,
+                                   no_grad, int64, float32, bfloat16)
 from ..ops import zeros, ones, tensor
 from .modules import (Module, Dropout, dropout, _empty_parameter, _overwrite,
                                      _expect_tensor, ones_, zeros_)
@@ -257,7 +258,7 @@ _TORCH_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char
 
 def _check_float(fn, input):
     "PyTorch's NotImplementedError for an integer or bool input to a normalization."
-    if input.dtype.kind != "f":
+    if not _is_float(input.dtype):
         name = _TORCH_NAMES.get(str(input.dtype), str(input.dtype))
         raise NotImplementedError(f'"{fn}" not implemented for \'{name}\': normalization needs a '
                                   "floating point input; convert first, e.g. x.float()")
@@ -324,6 +325,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     _check_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
     x, c = input.array, input.shape[1]
     xp = namespace(x)
+    if x.dtype == bfloat16: x = xp.astype(x, float32)  # statistics in float32, as PyTorch's
     if input.numel() == 0: mean, var = xp.zeros((c,), dtype=x.dtype), xp.ones((c,), dtype=x.dtype)
     elif training: mean, var = batch_stats(x)
     else: mean, var = (xp.asarray(t.array, copy=True).reshape((-1,)) for t in (running_mean,

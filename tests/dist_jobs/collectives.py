@@ -1,5 +1,6 @@
 "Every collective on every rank, checked against the value numpy computes from all ranks' inputs."
 import sys
+import ml_dtypes
 import numpy as np
 import minitorch_nb as mt
 import minitorch_nb.distributed as dist
@@ -17,14 +18,14 @@ def check(got, want, what):
     assert got.dtype == want.dtype and np.array_equal(got, want), (what, got, want)
 
 every = lambda dtype: np.stack([data(r, dtype) for r in range(world)])
-for dtype in (np.float32, np.float64, np.int64, np.int32, np.float16):
+for dtype in (np.float32, np.float64, np.int64, np.int32, np.float16, ml_dtypes.bfloat16):
     for op, fn in (("sum", np.sum), ("max", np.max), ("min", np.min), ("product", np.prod)):
         t = mt.tensor(data(rank, dtype), device=device)
         dist.all_reduce(t, op=op)
-        # float16 is reduced in float32 (MPI has no half-precision arithmetic), then rounded once
-        wide = np.float32 if dtype == np.float16 else dtype
+        # float16 and bfloat16 are reduced in float32 (MPI has no 16-bit arithmetic), then rounded once
+        wide = np.float32 if dtype in (np.float16, ml_dtypes.bfloat16) else dtype
         check(t, fn(every(dtype).astype(wide), axis=0).astype(dtype), f"all_reduce {op} {dtype}")
-    if np.dtype(dtype).kind == "f":
+    if np.dtype(dtype).kind == "f" or dtype == ml_dtypes.bfloat16:
         t = mt.tensor(data(rank, dtype), device=device)
         dist.all_reduce(t, op=dist.ReduceOp.AVG, async_op=True).wait()
         check(t, (every(dtype).astype(np.float32).sum(0) / world).astype(dtype), f"avg {dtype}")
@@ -64,5 +65,9 @@ msg, into = mt.full((4,), 10.0 * rank, device=device), mt.zeros(4, device=device
 works = [dist.isend(msg, dst=right, tag=7), dist.irecv(into, src=left, tag=7)]
 for w in works: w.wait()
 check(into, np.full(4, 10.0 * left, np.float32), "isend/irecv")
+msg16, into16 = mt.full((3,), 1.5 + rank, dtype=mt.bfloat16, device=device), mt.zeros(3, dtype=mt.bfloat16, device=device)
+works = [dist.isend(msg16, dst=right, tag=8), dist.irecv(into16, src=left, tag=8)]
+for w in works: w.wait()
+check(into16, np.full(3, 1.5 + left, ml_dtypes.bfloat16), "isend/irecv bfloat16")
 dist.barrier()
 print(f"rank {rank} of {world} on {device}: all collectives OK")
