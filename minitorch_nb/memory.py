@@ -82,8 +82,8 @@ class CheckpointFunction(Function):
     """The graph node of a checkpointed call: it keeps the call's inputs (and the leaves it
     reached), not its activations, and runs the function again in backward to get them back."""
     upcast_bfloat16 = False  # its function's ops round for themselves
-    @staticmethod
-    def forward(ctx, rerun, outputs, *tensors):
+    @staticmethod  # the tensors first, the rest by keyword: apply's quick path
+    def forward(ctx, *tensors, rerun, outputs):
         ctx.rerun = rerun
         ctx.save_for_backward(*tensors)
         return outputs if len(outputs) > 1 else outputs[0]
@@ -100,7 +100,7 @@ class CheckpointFunction(Function):
         wanted = [t for t in every if t.requires_grad]
         found = iter(grad([o for o, _ in used], wanted, [g for _, g in used], allow_unused=True,
                           create_graph=higher) if used and wanted else [None] * len(wanted))
-        return (None, None, *(next(found) if t.requires_grad else None for t in every))
+        return tuple(next(found) if t.requires_grad else None for t in every)
 
 # %% ../nbs/09a_memory.ipynb #c09a0015
 def _leaves_reached(outs, inputs):
@@ -138,7 +138,7 @@ def checkpoint(function, *args, use_reentrant=False, preserve_rng_state=True, **
     _check_self_contained(inner)
     if not leaves and not any(t.requires_grad for t in tensors):
         return values if len(values) > 1 else values[0]
-    return CheckpointFunction.apply(rerun, values, *tensors, *leaves)
+    return CheckpointFunction.apply(*tensors, *leaves, rerun=rerun, outputs=values)
 
 # %% ../nbs/09a_memory.ipynb #c09a0019
 class _ReentrantCheckpoint(Function):
