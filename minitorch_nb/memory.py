@@ -13,7 +13,7 @@ from fastcore.basics import patch
 from .autograd import (Tensor, Function, AccumulateGrad, tensor, no_grad, enable_grad,
                                    is_grad_enabled, grad, backward, graph_nodes, float16, float32,
                                    float64, bfloat16, int32, _Autocast, _is_float)
-from .data import get_rng_state, set_rng_state
+from .data import get_rng_state, set_rng_state, _numpy_rng
 from .backends.cuda import cuda as _cuda
 from .nn.modules import Module
 
@@ -31,17 +31,24 @@ def measure_memory(fn):
     finally: tracemalloc.stop()
 
 # %% ../nbs/09a_memory.ipynb #c09a0009
+def _rng_snapshot():
+    """The default generator's state as numpy keeps it (a dict of ints): a checkpoint takes one per
+    call, and this is cheaper to take and to put back than `get_rng_state()`'s tensor."""
+    return _numpy_rng().bit_generator.state
+
 @contextlib.contextmanager
 def rng_restored(state):
-    """Run the block from the random state `state` (None: leave it alone), then put back the state
-    it found."""
+    """Run the block from the random state `state` (from `get_rng_state()` or `_rng_snapshot()`;
+    None: leave it alone), then put back the state it found."""
     if state is None:
         yield
         return
-    found = get_rng_state()
-    set_rng_state(state)
+    bits = _numpy_rng().bit_generator
+    found = bits.state
+    if isinstance(state, dict): bits.state = state
+    else: set_rng_state(state)
     try: yield
-    finally: set_rng_state(found)
+    finally: bits.state = found
 
 # %% ../nbs/09a_memory.ipynb #c09a0011
 class _Rerun:
@@ -75,8 +82,8 @@ class CheckpointFunction(Function):
     """The graph node of a checkpointed call: it keeps the call's inputs (and the leaves it
     reached), not its activations, and runs the function again in backward to get them back."""
     upcast_bfloat16 = False  # its function's ops round for themselves
-    @staticmethod
-    def forward(ctx, rerun, outputs, *tensors):
+    @staticmethod  # the tensors first, the rest by keyword: apply's quick path
+    def forward(ctx, *tensors, rerun, outputs):
         ctx.rerun = rerun
         ctx.save_for_backward(*tensors)
         return outputs if len(outputs) > 1 else outputs[0]
@@ -93,7 +100,7 @@ class CheckpointFunction(Function):
         wanted = [t for t in every if t.requires_grad]
         found = iter(grad([o for o, _ in used], wanted, [g for _, g in used], allow_unused=True,
                           create_graph=higher) if used and wanted else [None] * len(wanted))
-        return (None, None, *(next(found) if t.requires_grad else None for t in every))
+        return tuple(next(found) if t.requires_grad else None for t in every)
 
 # %% ../nbs/09a_memory.ipynb #c09a0015
 def _leaves_reached(outs, inputs):
@@ -121,7 +128,7 @@ def checkpoint(function, *args, use_reentrant=False, preserve_rng_state=True, **
     gradients."""
     if use_reentrant: return _checkpoint_reentrant(function, args, kwargs, preserve_rng_state)
     if not is_grad_enabled(): return function(*args, **kwargs)
-    rerun = _Rerun(function, args, kwargs, get_rng_state() if preserve_rng_state else None)
+    rerun = _Rerun(function, args, kwargs, _rng_snapshot() if preserve_rng_state else None)
     tensors = [args[i] for i in rerun.slots]
     inputs = _detached(tensors)
     outs = _as_tuple(rerun(inputs, replay=False))
@@ -131,7 +138,7 @@ def checkpoint(function, *args, use_reentrant=False, preserve_rng_state=True, **
     _check_self_contained(inner)
     if not leaves and not any(t.requires_grad for t in tensors):
         return values if len(values) > 1 else values[0]
-    return CheckpointFunction.apply(rerun, values, *tensors, *leaves)
+    return CheckpointFunction.apply(*tensors, *leaves, rerun=rerun, outputs=values)
 
 # %% ../nbs/09a_memory.ipynb #c09a0019
 class _ReentrantCheckpoint(Function):
@@ -155,7 +162,7 @@ class _ReentrantCheckpoint(Function):
 
 def _checkpoint_reentrant(function, args, kwargs, preserve_rng_state):
     if kwargs: raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
-    rerun = _Rerun(function, args, {}, get_rng_state() if preserve_rng_state else None)
+    rerun = _Rerun(function, args, {}, _rng_snapshot() if preserve_rng_state else None)
     tensors = [args[i] for i in rerun.slots]
     if is_grad_enabled() and not any(t.requires_grad for t in tensors):
         warnings.warn("None of the inputs have requires_grad=True. Gradients will be None")
