@@ -4,20 +4,21 @@ import subprocess
 import sys
 from pathlib import Path
 
-def test_cuda_kernels_under_the_simulator():
-    script = Path(__file__).with_name("cuda_sim_checks.py")
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(script.parent))
+def run_under_the_simulator(name, passed_line, **env):
+    "Run tests/NAME in a child process with the simulator on; it must exit 0 and print passed_line."
+    script = Path(__file__).with_name(name)
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", **env)
     result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "12 simulator checks passed" in result.stdout, result.stdout
+    assert passed_line in result.stdout, result.stdout
+
+def test_cuda_kernels_under_the_simulator():
+    run_under_the_simulator("cuda_sim_checks.py", "12 simulator checks passed",
+                            PYTHONPATH=str(Path(__file__).parent))
 
 def test_warp_kernels_under_the_simulator():
     "06c's strided read (coalesced or not) and two-path kernel (divergent or not) against numpy."
-    script = Path(__file__).with_name("cuda_sim_warps.py")
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "warp kernels: 6 simulator checks passed" in result.stdout, result.stdout
+    run_under_the_simulator("cuda_sim_warps.py", "warp kernels: 6 simulator checks passed")
 
 def test_warp_models_match_the_kernels_index_functions():
     "The chapter's address and branch models use the kernels' own index functions (plain Python on the host)."
@@ -40,8 +41,4 @@ def test_streams_and_events_without_cuda_say_so():
 
 def test_reduction_kernel_under_the_simulator():
     "06c's tree reduction: bit for bit its numpy model, every reduction, axis and keepdims against numpy."
-    script = Path(__file__).with_name("cuda_sim_reduce.py")
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "reductions: 5 simulator checks passed" in result.stdout, result.stdout
+    run_under_the_simulator("cuda_sim_reduce.py", "reductions: 5 simulator checks passed")
