@@ -95,6 +95,7 @@ SIGNATURES.update({
     "gpu_col2im_kernel": [(buf(d), buf(d), *GEOMETRY, I64) for d in FLOATS],
     # max pooling: values, int64 positions, the input, its strides and offset, the geometry, -inf, the count
     "gpu_max_pool_kernel": [(buf(d), buf(I64), buf(d), META, I64, *GEOMETRY, d, I64) for d in FLOATS],
+    "gpu_window_max": [(buf(d), I64, META, *(I64,) * 12, d) for d in FLOATS],  # x, plane, xs, H..ow, low
 })
 TILE = kernels.TILE
 SHARED_BYTES = {  # kernels that stage tiles in shared memory: float32 tiles of TILE x TILE, two or four of them
