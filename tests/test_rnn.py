@@ -415,3 +415,50 @@ def test_lstm_projection_double_backward_and_packed(device):
     assert_close(xs[0].grad, xs[1].grad, **TOL64)
     for name, tp in theirs.named_parameters():
         assert_close(dict(ours.named_parameters())[name].grad, tp.grad, **TOL64)
+
+# ---------------------------------------------------------------- the float32 step kernels
+
+def test_tanh32_within_a_few_ulps_of_tanh():
+    "The fitted float32 tanh against numpy's float64 tanh, over random values, tiny ones and the special ones."
+    xs = np.concatenate([np.random.default_rng(13).uniform(-20, 20, 1 << 18), np.geomspace(1e-30, 1e-2, 4096)])
+    xs = np.concatenate([xs, -xs]).astype(np.float32)
+    exact = np.tanh(xs.astype(np.float64))
+    got = np.array([rnn.tanh32(x) for x in xs[::64]] + [rnn.tanh32(x) for x in xs[-8192:]], np.float64)
+    ref = np.concatenate([exact[::64], exact[-8192:]])
+    assert (np.abs(got - ref) <= 8 * np.spacing(np.abs(ref).astype(np.float32))).all()
+    assert rnn.tanh32(np.float32(np.inf)) == 1 and rnn.tanh32(np.float32(-np.inf)) == -1
+    assert np.isnan(rnn.tanh32(np.float32(np.nan)))
+    sig = np.array([rnn.sigmoid32(x) for x in xs[::64]], np.float64)
+    # σ = tanh(x/2)/2 + 1/2: half of tanh's bound (8 ulps of 1: 4.8e-7) plus the rounding of the sum (3e-8)
+    assert_close(sig, 1 / (1 + np.exp(-xs[::64].astype(np.float64))), rtol=0, atol=2.7e-7)
+
+@pytest.mark.parametrize("projection", [False, True])
+def test_lstm_kernels_match_numpy_steps(projection):
+    "The kernels and the numpy loops on the same float32 inputs: forward values and every backward output."
+    rng = np.random.default_rng(14)
+    T_, B_, H_, P_ = 9, 5, 7, 3
+    f32 = lambda *s: rng.standard_normal(s).astype(np.float32)
+    w_hr = f32(P_, H_) if projection else None
+    H_out = P_ if projection else H_
+    xw, h0, c0, w_hh = f32(T_, B_, 4 * H_), f32(B_, H_out), f32(B_, H_), f32(4 * H_, H_out)
+    runs = [rnn.lstm_steps(xw, h0, c0, w_hh, w_hr, kernel=k) for k in (False, True)]
+    for key in ("hs", "gates", "cs", "tcs"): assert_close(runs[1][key], runs[0][key], rtol=1e-5, atol=1e-6)
+    dy, dh, dc = f32(*runs[0]["hs"].shape), f32(*h0.shape), f32(B_, H_)
+    grads = [rnn.lstm_steps_backward(dy, dh, dc, runs[0], c0, w_hh, kernel=k, w_hr=w_hr) for k in (False, True)]
+    for a, b in zip(*grads):
+        if a is not None: assert_close(b, a, rtol=1e-5, atol=1e-6)
+
+def test_lstm_forward_kernel_takes_float32_only():
+    with pytest.raises(TypeError, match="float32"):
+        rnn.lstm_steps(np.zeros((2, 1, 8)), np.zeros((1, 2)), np.zeros((1, 2)), np.zeros((8, 2)), kernel=True)
+
+@pytest.mark.parametrize("num_layers,bias,batch_first,bidirectional", OPTIONS)
+def test_lstm_float32_matches_torch(num_layers, bias, batch_first, bidirectional, device):
+    "float32 runs the step kernels on both devices: every option against torch, states given."
+    rng = np.random.default_rng(15)
+    ours, theirs = make_pair("LSTM", device, np.float32, num_layers=num_layers, bias=bias,
+                             batch_first=batch_first, bidirectional=bidirectional)
+    x = rng.standard_normal((B, 24, I) if batch_first else (24, B, I)).astype(np.float32)
+    states = [rng.standard_normal((num_layers * (2 if bidirectional else 1), B, H)).astype(np.float32)
+              for _ in range(2)]
+    run_both(ours, theirs, x, states, device, rng, TOL32)
