@@ -178,7 +178,8 @@ def main(argv=None) -> int:
     failed = []
     print(f'execute_nbs: running {len(fns)} notebook(s); flags run: {" ".join(sorted(flags)) or "none"}', flush=True)
     for fn in fns:
-        r = subprocess.run([sys.executable, __file__, '--one', '--flags', ' '.join(sorted(flags)), str(fn)])
+        keep = ['--keep-going'] if a.keep_going else []
+        r = subprocess.run([sys.executable, __file__, '--one', '--flags', ' '.join(sorted(flags)), *keep, str(fn)])
         if r.returncode: failed.append(fn.name)
     ok = [str(f) for f in fns if f.name not in failed]
     if ok:
@@ -186,7 +187,8 @@ def main(argv=None) -> int:
         for f in ok:
             subprocess.run([str(nbdev_clean), '--fname', f], check=True, cwd=ROOT)
     if failed:
-        print(f'execute_nbs: FAILED: {", ".join(failed)} (left unchanged)', file=sys.stderr)
+        where = 'errors saved in the notebooks' if a.keep_going else 'left unchanged'
+        print(f'execute_nbs: FAILED: {", ".join(failed)} ({where})', file=sys.stderr)
         return 1
     return 0
 
