@@ -160,7 +160,8 @@ def lstm_steps_backward(dy, dh, dc, saved, c0, w_hh, kernel=False, w_hr=None):
 # tanh(x) ≈ x·P(x²)/Q(x²) on [-9, 9], coefficients of x⁰, x², …, x⁸: fitted for float32 below
 TANH_P = (0.9999999925742702, 0.13385009578089838, 0.0035001881323648205, 2.0679432827634102e-05,
           1.344207832777163e-08)
-TANH_Q = (1.0, 0.46718330751692183, 0.025894824444461007, 0.00032929273750054573, 7.81446338621315e-07)
+TANH_Q = (1.0, 0.46718330751692183, 0.025894824444461007, 0.00032929273750054573,
+          7.81446338621315e-07)
 _p0, _p1, _p2, _p3, _p4 = (np.float32(v) for v in TANH_P)
 _q0, _q1, _q2, _q3, _q4 = (np.float32(v) for v in TANH_Q)
 _EDGE, _HALF = np.float32(9.0), np.float32(0.5)
