@@ -642,23 +642,29 @@ def first_inside(o, s, p, d):
 
 def max_pool_numpy(x, win):
     """Max over each window, and the flat index h·W + w of its first maximum: a running np.maximum
-    over the kernel offsets, then the offsets whose value equals it, last offset first, so the first
-    one wins. A NaN is larger than anything and the last NaN wins, as in PyTorch."""
+    over the kernel offsets, then a score K - k for each offset k whose value equals it, so that the
+    highest score marks the first. A NaN is larger than anything and the last NaN wins, as in
+    PyTorch."""
     (N, C, H, W), (kh, kw), (sh, sw), (ph, pw), (dh, dw), (ho, wo) = x.shape, *win
     framed = frame_numpy(x, win, lowest(x.dtype))
     view = windows_numpy(framed, win)  # (C, kh, kw, N, ho, wo)
     best = view[:, 0, 0].copy()
     for i, j in np.ndindex(kh, kw): np.maximum(best, view[:, i, j], out=best)  # NaN propagates
     oh, ow = np.arange(ho)[:, None], np.arange(wo)[None, :]
-    at = np.empty(best.shape, np.int64)
-    # where all values are `lowest`
-    at[...] = first_inside(oh, sh, ph, dh) * W + first_inside(ow, sw, pw, dw)
-    hit = np.empty(best.shape, bool)
-    for i, j in reversed(list(np.ndindex(kh, kw))):
-        h, w = oh * sh - ph + i * dh, ow * sw - pw + j * dw
+    K = kh * kw
+    score, hit = np.zeros(best.shape, np.min_scalar_type(K)), np.empty(best.shape, bool)
+    for k, (i, j) in enumerate(np.ndindex(kh, kw)):
         np.equal(view[:, i, j], best, out=hit)
-        if framed is not x: hit &= (h >= 0) & (h < H) & (w >= 0) & (w < W)  # padding never counts
-        np.copyto(at, h * W + w, where=hit)
+        if framed is not x:  # padding never counts
+            h, w = oh * sh - ph + i * dh, ow * sw - pw + j * dw
+            hit &= (h >= 0) & (h < H) & (w >= 0) & (w < W)
+        np.maximum(score, hit * score.dtype.type(K - k), out=score)
+    # offset k's place in the window, h·W + w from its corner; K (no hit) reads the 0 at the end
+    offsets = np.append(np.arange(K) // kw * dh * W + np.arange(K) % kw * dw, 0)
+    at = offsets[K - score.astype(np.intp)] + ((oh * sh - ph) * W + ow * sw - pw)
+    if framed is not x and not score.all():  # no position inside x: PyTorch starts at the first
+        np.copyto(at, first_inside(oh, sh, ph, dh) * W + first_inside(ow, sw, pw, dw),
+                  where=score == 0)
     if np.isnan(best).any():
         for i, j in np.ndindex(kh, kw):
             np.copyto(at, (oh * sh - ph + i * dh) * W + ow * sw - pw + j * dw,
