@@ -187,6 +187,24 @@ def test_max_pool2d_ties_and_nan_follow_torch(device, overlap):
     mv.backward(mt.tensor(g, device=device)); tv.backward(torch.tensor(g))
     np.testing.assert_array_equal(to_numpy(ours.grad), to_numpy(theirs.grad))
 
+@pytest.mark.parametrize("args", MAXPOOL_CASES, ids=str)
+def test_max_pool2d_many_ties_follow_torch(device, args):
+    """Values from {0, 1, 2}, then some -inf and NaN: most windows hold ties, so the position of the first maximum
+    (and of the last NaN) decides; values, positions and the gradient equal torch's."""
+    rng = np.random.default_rng(5)
+    for trial in range(4):
+        a = rng.integers(0, 3, (2, 3, 8, 9)).astype(np.float64)
+        if trial >= 2: a[rng.random(a.shape) < 0.2] = -np.inf
+        if trial == 3: a[rng.random(a.shape) < 0.05] = np.nan
+        ours, theirs = mt.tensor(a, device=device, requires_grad=True), torch.tensor(a, requires_grad=True)
+        mv, mi = F.max_pool2d(ours, *args, return_indices=True)
+        tv, ti = TF.max_pool2d(theirs, *args, return_indices=True)
+        np.testing.assert_array_equal(to_numpy(mi), to_numpy(ti), err_msg=f"positions, trial {trial}")
+        np.testing.assert_array_equal(to_numpy(mv), to_numpy(tv), err_msg=f"values, trial {trial}")
+        g = rng.standard_normal(tv.shape)
+        mv.backward(mt.tensor(g, device=device)); tv.backward(torch.tensor(g))
+        np.testing.assert_allclose(to_numpy(ours.grad), to_numpy(theirs.grad), rtol=1e-12, atol=1e-12)
+
 AVGPOOL_CASES = [(2,), (3, 2, 1), (3, 2, 1, True), (3, 2, 1, True, False), (3, 2, 1, False, True, 4),
                  ((3, 2), (2, 1), (1, 0), True, False), (2, 1, 1, False, False)]
 
